@@ -1,0 +1,284 @@
+//! Position strings of RULES.md (`WBW/.../.../W...../.../.../BB. w 0 0`) and
+//! the FEN of the Sanmill app, read strictly and written back.
+
+use super::bitboard::Bitboard;
+use super::board::Board;
+use super::position::{Color, Position};
+use super::variant::Variant;
+
+/// What is wrong with a position string, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PositionParseError {
+    #[error("empty position string; expected e.g. '{example}'")]
+    Empty { example: String },
+    #[error(
+        "a position has 4 fields (board, side to move, White's men in hand, Black's men in hand), found {found}"
+    )]
+    FieldCount { found: usize },
+    #[error("the board has {found} ranks separated by '/', the {variant} board has {expected}")]
+    RankCount { found: usize, expected: usize, variant: String },
+    #[error("rank {rank} reads '{text}' ({found} points), it must have {expected} points")]
+    RankLength { rank: usize, text: String, found: usize, expected: usize },
+    #[error("unknown character '{ch}' at {point} (rank {rank}); use W, B or .")]
+    UnknownCharacter { ch: char, point: String, rank: usize },
+    #[error("the side to move must be 'w' or 'b', found '{found}'")]
+    SideToMove { found: String },
+    #[error("{color}'s men in hand must be a number from 0 to {men}, found '{found}'")]
+    Hand { color: &'static str, found: String, men: u8 },
+    #[error(
+        "{color} has {on_board} men on the board and {in_hand} in hand: more than the {men} men of {variant}"
+    )]
+    TooManyMen { color: &'static str, on_board: u32, in_hand: u8, men: u8, variant: String },
+    #[error("Sanmill FEN: {0}")]
+    Fen(String),
+}
+
+impl Position {
+    /// The position string of RULES.md.
+    pub fn notation(&self, board: &Board) -> String {
+        let ranks: Vec<String> = board
+            .ranks()
+            .iter()
+            .map(|rank| {
+                rank.iter()
+                    .map(|&p| {
+                        if self.men[0].contains(p) {
+                            'W'
+                        } else if self.men[1].contains(p) {
+                            'B'
+                        } else {
+                            '.'
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let side = match self.to_move {
+            Color::White => 'w',
+            Color::Black => 'b',
+        };
+        format!("{} {} {} {}", ranks.join("/"), side, self.hand[0], self.hand[1])
+    }
+
+    /// The board drawn as text, with the side to move and men in hand below.
+    pub fn picture(&self, board: &Board) -> String {
+        let mut s = board.draw(|p| {
+            if self.men[0].contains(p) {
+                'W'
+            } else if self.men[1].contains(p) {
+                'B'
+            } else {
+                'o'
+            }
+        });
+        s.push_str(&format!(
+            "{} to move; in hand: White {}, Black {}\n",
+            self.to_move.name(),
+            self.hand[0],
+            self.hand[1]
+        ));
+        s
+    }
+}
+
+impl Variant {
+    /// Reads a position string of RULES.md or a Sanmill FEN (recognised by its
+    /// `*`, `O` and `@` board characters).
+    ///
+    /// # Errors
+    /// Any deviation from the notation, with what is wrong and where.
+    pub fn parse_position(&self, text: &str) -> Result<Position, PositionParseError> {
+        let text = text.trim();
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.is_empty() {
+            return Err(PositionParseError::Empty {
+                example: Position::start(self).notation(self.board),
+            });
+        }
+        if fields[0].contains(['*', 'O', '@']) {
+            return self.parse_sanmill_fen(&fields);
+        }
+        if fields.len() != 4 {
+            return Err(PositionParseError::FieldCount { found: fields.len() });
+        }
+        let board = self.board;
+        let ranks: Vec<&str> = fields[0].split('/').collect();
+        if ranks.len() != board.ranks().len() {
+            return Err(PositionParseError::RankCount {
+                found: ranks.len(),
+                expected: board.ranks().len(),
+                variant: self.name.to_string(),
+            });
+        }
+        let mut men = [Bitboard::EMPTY; 2];
+        for (text, points) in ranks.iter().zip(board.ranks()) {
+            let rank = board.coordinates(points[0]).1;
+            let found = text.chars().count();
+            if found != points.len() {
+                return Err(PositionParseError::RankLength {
+                    rank,
+                    text: text.to_string(),
+                    found,
+                    expected: points.len(),
+                });
+            }
+            for (ch, &p) in text.chars().zip(points) {
+                match ch {
+                    'W' => men[0] = men[0].with(p),
+                    'B' => men[1] = men[1].with(p),
+                    '.' => {}
+                    _ => {
+                        return Err(PositionParseError::UnknownCharacter {
+                            ch,
+                            point: board.name(p).to_string(),
+                            rank,
+                        });
+                    }
+                }
+            }
+        }
+        let to_move = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return Err(PositionParseError::SideToMove { found: other.to_string() }),
+        };
+        let hand = |color: Color, text: &str| {
+            text.parse::<u8>().ok().filter(|&n| n <= self.men).ok_or_else(|| {
+                PositionParseError::Hand { color: color.name(), found: text.to_string(), men: self.men }
+            })
+        };
+        let hand = [hand(Color::White, fields[2])?, hand(Color::Black, fields[3])?];
+        self.checked(Position { men, hand, to_move })
+    }
+
+    /// Rejects a position with more men than the variant has.
+    fn checked(&self, pos: Position) -> Result<Position, PositionParseError> {
+        for color in [Color::White, Color::Black] {
+            if pos.total(color) > self.men as u32 {
+                return Err(PositionParseError::TooManyMen {
+                    color: color.name(),
+                    on_board: pos.men[color as usize].count(),
+                    in_hand: pos.hand[color as usize],
+                    men: self.men,
+                    variant: self.name.to_string(),
+                });
+            }
+        }
+        Ok(pos)
+    }
+
+    /// The 24 points in Sanmill's order: inner, middle and outer ring, each
+    /// from 12 o'clock clockwise.
+    fn sanmill_points(&self) -> Option<Vec<u8>> {
+        const ORDER: [&str; 24] = [
+            "d5", "e5", "e4", "e3", "d3", "c3", "c4", "c5", //
+            "d6", "f6", "f4", "f2", "d2", "b2", "b4", "b6", //
+            "d7", "g7", "g4", "g1", "d1", "a1", "a4", "a7",
+        ];
+        if self.board.len() != 24 {
+            return None;
+        }
+        ORDER.iter().map(|name| self.board.point(name)).collect()
+    }
+
+    fn parse_sanmill_fen(&self, fields: &[&str]) -> Result<Position, PositionParseError> {
+        let fen = |msg: String| PositionParseError::Fen(msg);
+        let order = self.sanmill_points().ok_or_else(|| {
+            fen(format!("the {} board is not Sanmill's 24-point board", self.name))
+        })?;
+        if fields.len() < 7 {
+            return Err(fen(format!(
+                "expected at least 7 fields (board, side, phase, action, then men on board and in hand), found {}",
+                fields.len()
+            )));
+        }
+        let rings: Vec<&str> = fields[0].split('/').collect();
+        if rings.len() != 3 || rings.iter().any(|r| r.chars().count() != 8) {
+            return Err(fen(format!(
+                "the board field '{}' must be three rings of 8 points separated by '/'",
+                fields[0]
+            )));
+        }
+        let mut men = [Bitboard::EMPTY; 2];
+        for (i, ch) in rings.concat().chars().enumerate() {
+            let p = order[i];
+            match ch {
+                'O' => men[0] = men[0].with(p),
+                '@' => men[1] = men[1].with(p),
+                '*' => {}
+                _ => {
+                    return Err(fen(format!(
+                        "unknown character '{ch}' at {}: use O (White), @ (Black) or * (empty)",
+                        self.board.name(p)
+                    )));
+                }
+            }
+        }
+        let to_move = match fields[1] {
+            "w" => Color::White,
+            "b" => Color::Black,
+            other => return Err(fen(format!("side to move must be 'w' or 'b', found '{other}'"))),
+        };
+        if fields[3] == "r" {
+            return Err(fen(
+                "a position with a removal pending (action 'r') is not a position of this notation: give the position before the mill was closed".into(),
+            ));
+        }
+        if fields.len() < 8 {
+            return Err(fen(format!("expected men on board and in hand for both sides, found {} fields", fields.len())));
+        }
+        let number = |i: usize, what: &str| {
+            fields[i]
+                .parse::<u8>()
+                .map_err(|_| fen(format!("{what} must be a number, found '{}'", fields[i])))
+        };
+        let counts = [
+            number(4, "White's men on board")?,
+            number(5, "White's men in hand")?,
+            number(6, "Black's men on board")?,
+            number(7, "Black's men in hand")?,
+        ];
+        for (color, on_board) in [(Color::White, counts[0]), (Color::Black, counts[2])] {
+            let seen = men[color as usize].count();
+            if seen != on_board as u32 {
+                return Err(fen(format!(
+                    "{} has {seen} men on the board field but the count field says {on_board}",
+                    color.name()
+                )));
+            }
+        }
+        self.checked(Position { men, hand: [counts[1], counts[3]], to_move })
+    }
+
+    /// The position as a Sanmill FEN, for 24-point boards.
+    pub fn sanmill_fen(&self, pos: &Position) -> Option<String> {
+        let order = self.sanmill_points()?;
+        let rings: Vec<String> = order
+            .chunks(8)
+            .map(|ring| {
+                ring.iter()
+                    .map(|&p| {
+                        if pos.men[0].contains(p) {
+                            'O'
+                        } else if pos.men[1].contains(p) {
+                            '@'
+                        } else {
+                            '*'
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let phase = if pos.hand == [0, 0] { 'm' } else { 'p' };
+        let action = if pos.us_hand() > 0 { 'p' } else { 's' };
+        Some(format!(
+            "{} {} {phase} {action} {} {} {} {} 0 0 -1 -1 -1 -1 0 0 1",
+            rings.join("/"),
+            if pos.to_move == Color::White { 'w' } else { 'b' },
+            pos.men[0].count(),
+            pos.hand[0],
+            pos.men[1].count(),
+            pos.hand[1]
+        ))
+    }
+}
