@@ -13,7 +13,11 @@
 //! assert_eq!(standard.parse_position(".../.../.../....../.../.../... w 9 9").unwrap(), start);
 //! ```
 
+pub mod db;
+pub mod index;
 pub mod rules;
+pub mod solve;
+pub mod verify;
 
 pub use rules::{Bitboard, Board, Color, Move, Outcome, Point, Position, RemovalRule, Variant};
 

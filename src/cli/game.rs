@@ -18,12 +18,23 @@ pub fn show(out: &mut dyn Write, variant: &Variant, pos: &Position) -> Result<()
 pub fn moves(out: &mut dyn Write, variant: &Variant, pos: &Position) -> Result<()> {
     let moves = variant.moves(pos);
     if moves.is_empty() {
-        let outcome = variant.outcome(pos).expect("no moves means the game is over");
+        let outcome = variant
+            .outcome(pos)
+            .expect("no moves means the game is over");
         writeln!(out, "no legal moves: the side to move has {outcome}")?;
     }
-    let width = moves.iter().map(|(m, _)| m.notation(variant.board).len()).max().unwrap_or(0);
+    let width = moves
+        .iter()
+        .map(|(m, _)| m.notation(variant.board).len())
+        .max()
+        .unwrap_or(0);
     for (m, child) in moves {
-        writeln!(out, "{:width$}  {}", m.notation(variant.board), child.notation(variant.board))?;
+        writeln!(
+            out,
+            "{:width$}  {}",
+            m.notation(variant.board),
+            child.notation(variant.board)
+        )?;
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! Each subcommand parses its arguments, calls the library and prints.
 
 mod game;
+mod tables;
 
 use std::io::Write;
 
@@ -62,6 +63,74 @@ pub enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// List the sectors reachable from the start: positions, index size,
+    /// successors and file bytes, with totals, to plan a solve.
+    Sectors {
+        /// Only sectors with at most this many men on the board (both sides).
+        #[arg(long)]
+        max_men: Option<u32>,
+    },
+    /// Solve sectors into a database folder, dependencies first. Resumable:
+    /// finished sectors are kept, an interrupted unit is solved again.
+    /// Without a selection, the movement sectors with at most 7 men.
+    Solve {
+        #[command(flatten)]
+        db: DbArg,
+        /// Sectors to solve, e.g. 3-3,4-3 (and what they depend on).
+        #[arg(long, value_delimiter = ',', conflicts_with_all = ["max_men", "all"])]
+        sectors: Vec<crate::index::SectorKey>,
+        /// Movement sectors with at most this many men on the board.
+        #[arg(long, conflicts_with = "all")]
+        max_men: Option<u32>,
+        /// Every reachable sector: the whole game.
+        #[arg(long)]
+        all: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// No progress output.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Per sector: wins, losses and draws (positions up to symmetry), the
+    /// longest win and loss, the file size; and totals.
+    Stats {
+        #[command(flatten)]
+        db: DbArg,
+    },
+    /// Check every file's checksum, then recompute every stored value from its
+    /// children's stored values; exits non-zero on any mismatch.
+    Verify {
+        #[command(flatten)]
+        db: DbArg,
+    },
+    /// Solve the movement sectors up to --max-men in a temporary folder and
+    /// print throughput, peak memory and bytes per position.
+    Bench {
+        /// Movement sectors with at most this many men on the board.
+        #[arg(long, default_value_t = 8)]
+        max_men: u32,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+}
+
+/// The database folder argument.
+#[derive(clap::Args, Debug)]
+pub struct DbArg {
+    /// Database folder.
+    #[arg(long, default_value = "db")]
+    pub db: std::path::PathBuf,
+}
+
+fn set_threads(threads: Option<usize>) -> Result<usize> {
+    if let Some(n) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()?;
+    }
+    Ok(rayon::current_num_threads())
 }
 
 /// Runs one parsed command line.
@@ -70,15 +139,52 @@ pub fn run(cli: Cli) -> Result<()> {
     let stdout = std::io::stdout();
     let out = &mut std::io::BufWriter::new(stdout.lock());
     let result = match cli.command {
-        Command::Show { position } => game::show(out, variant, &parse_position(variant, &position)?),
+        Command::Show { position } => {
+            game::show(out, variant, &parse_position(variant, &position)?)
+        }
         Command::Moves { position } => {
             game::moves(out, variant, &parse_position(variant, &position)?)
         }
-        Command::Perft { position, depth, divide } => {
-            game::perft(out, variant, &parse_position(variant, &position)?, depth, divide)
+        Command::Perft {
+            position,
+            depth,
+            divide,
+        } => game::perft(
+            out,
+            variant,
+            &parse_position(variant, &position)?,
+            depth,
+            divide,
+        ),
+        Command::Sectors { max_men } => tables::sectors(out, variant, max_men),
+        Command::Solve {
+            db,
+            sectors,
+            max_men,
+            all,
+            threads,
+            quiet,
+        } => {
+            set_threads(threads)?;
+            let selection = if all {
+                crate::solve::Selection::All
+            } else if !sectors.is_empty() {
+                crate::solve::Selection::Sectors(sectors)
+            } else {
+                crate::solve::Selection::MaxMen(max_men.unwrap_or(7))
+            };
+            tables::solve_command(out, variant, &db.db, selection, quiet).map(|_| ())
+        }
+        Command::Stats { db } => tables::stats(out, variant, &db.db),
+        Command::Verify { db } => tables::verify(out, variant, &db.db),
+        Command::Bench { max_men, threads } => {
+            let threads = set_threads(threads)?;
+            tables::bench(out, variant, max_men, threads)
         }
     };
-    result.and_then(|()| Ok(out.flush()?)).or_else(ignore_broken_pipe)
+    result
+        .and_then(|()| Ok(out.flush()?))
+        .or_else(ignore_broken_pipe)
 }
 
 /// A reader that stops early (`| head`) is not an error.
@@ -93,7 +199,10 @@ fn ignore_broken_pipe(err: anyhow::Error) -> Result<()> {
 pub fn variant(name: &str) -> Result<&'static Variant> {
     Variant::by_name(name).ok_or_else(|| {
         let names: Vec<&str> = Variant::all().map(|v| v.name).collect();
-        anyhow!("unknown variant '{name}'; the variants are: {}", names.join(", "))
+        anyhow!(
+            "unknown variant '{name}'; the variants are: {}",
+            names.join(", ")
+        )
     })
 }
 

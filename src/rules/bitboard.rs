@@ -147,6 +147,11 @@ impl Not for Bitboard {
 
 impl fmt::Debug for Bitboard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Bitboard({:#010x}: {:?})", self.0, self.iter().collect::<Vec<_>>())
+        write!(
+            f,
+            "Bitboard({:#010x}: {:?})",
+            self.0,
+            self.iter().collect::<Vec<_>>()
+        )
     }
 }

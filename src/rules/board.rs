@@ -73,7 +73,13 @@ impl Board {
             link(point(a), point(b));
         }
         let mills_at = (0..names.len() as Point)
-            .map(|p| mill_masks.iter().copied().filter(|m| m.contains(p)).collect())
+            .map(|p| {
+                mill_masks
+                    .iter()
+                    .copied()
+                    .filter(|m| m.contains(p))
+                    .collect()
+            })
             .collect();
         let mut board = Board {
             names,
@@ -109,7 +115,10 @@ impl Board {
     }
 
     pub fn point(&self, name: &str) -> Option<Point> {
-        self.names.iter().position(|n| n == name).map(|p| p as Point)
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|p| p as Point)
     }
 
     /// Points of each rank, top rank first.

@@ -56,7 +56,9 @@ impl Move {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveParseError {
-    #[error("'{0}' is not a point of this board (in move '{1}'); moves read d2, d2xg7, a1-a4 or a1-a4xd7")]
+    #[error(
+        "'{0}' is not a point of this board (in move '{1}'); moves read d2, d2xg7, a1-a4 or a1-a4xd7"
+    )]
     UnknownPoint(String, String),
 }
 
@@ -112,8 +114,7 @@ impl Variant {
             Some(Outcome::Lost)
         } else if pos.total(pos.to_move.other()) < 3 {
             Some(Outcome::Won)
-        } else if self.full_board_draw && pos.hand == [0, 0] && pos.occupied() == self.board.all()
-        {
+        } else if self.full_board_draw && pos.hand == [0, 0] && pos.occupied() == self.board.all() {
             Some(Outcome::Drawn)
         } else {
             None
@@ -154,12 +155,26 @@ impl Variant {
                 Bitboard::EMPTY
             };
             if removable.is_empty() {
-                f(Move { from, to, remove: None }, child);
+                f(
+                    Move {
+                        from,
+                        to,
+                        remove: None,
+                    },
+                    child,
+                );
             } else {
                 for r in removable {
                     let mut taken = child;
                     taken.men[1 - me] = them.without(r);
-                    f(Move { from, to, remove: Some(r) }, taken);
+                    f(
+                        Move {
+                            from,
+                            to,
+                            remove: Some(r),
+                        },
+                        taken,
+                    );
                 }
             }
         };
@@ -172,7 +187,11 @@ impl Variant {
         if self.may_slide(hand) {
             let flying = self.flies(us.count(), hand);
             for from in us {
-                let targets = if flying { empty } else { board.links(from) & empty };
+                let targets = if flying {
+                    empty
+                } else {
+                    board.links(from) & empty
+                };
                 for to in targets {
                     finish(Some(from), to, us.without(from).with(to), hand);
                 }
@@ -195,7 +214,11 @@ impl Variant {
         }
         let mut total = 0;
         self.for_each_move(pos, |_, child| {
-            total += if depth == 1 { 1 } else { self.perft(&child, depth - 1) };
+            total += if depth == 1 {
+                1
+            } else {
+                self.perft(&child, depth - 1)
+            };
         });
         total
     }

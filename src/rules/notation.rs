@@ -16,19 +16,42 @@ pub enum PositionParseError {
     )]
     FieldCount { found: usize },
     #[error("the board has {found} ranks separated by '/', the {variant} board has {expected}")]
-    RankCount { found: usize, expected: usize, variant: String },
+    RankCount {
+        found: usize,
+        expected: usize,
+        variant: String,
+    },
     #[error("rank {rank} reads '{text}' ({found} points), it must have {expected} points")]
-    RankLength { rank: usize, text: String, found: usize, expected: usize },
+    RankLength {
+        rank: usize,
+        text: String,
+        found: usize,
+        expected: usize,
+    },
     #[error("unknown character '{ch}' at {point} (rank {rank}); use W, B or .")]
-    UnknownCharacter { ch: char, point: String, rank: usize },
+    UnknownCharacter {
+        ch: char,
+        point: String,
+        rank: usize,
+    },
     #[error("the side to move must be 'w' or 'b', found '{found}'")]
     SideToMove { found: String },
     #[error("{color}'s men in hand must be a number from 0 to {men}, found '{found}'")]
-    Hand { color: &'static str, found: String, men: u8 },
+    Hand {
+        color: &'static str,
+        found: String,
+        men: u8,
+    },
     #[error(
         "{color} has {on_board} men on the board and {in_hand} in hand: more than the {men} men of {variant}"
     )]
-    TooManyMen { color: &'static str, on_board: u32, in_hand: u8, men: u8, variant: String },
+    TooManyMen {
+        color: &'static str,
+        on_board: u32,
+        in_hand: u8,
+        men: u8,
+        variant: String,
+    },
     #[error("Sanmill FEN: {0}")]
     Fen(String),
 }
@@ -57,7 +80,13 @@ impl Position {
             Color::White => 'w',
             Color::Black => 'b',
         };
-        format!("{} {} {} {}", ranks.join("/"), side, self.hand[0], self.hand[1])
+        format!(
+            "{} {} {} {}",
+            ranks.join("/"),
+            side,
+            self.hand[0],
+            self.hand[1]
+        )
     }
 
     /// The board drawn as text, with the side to move and men in hand below.
@@ -99,7 +128,9 @@ impl Variant {
             return self.parse_sanmill_fen(&fields);
         }
         if fields.len() != 4 {
-            return Err(PositionParseError::FieldCount { found: fields.len() });
+            return Err(PositionParseError::FieldCount {
+                found: fields.len(),
+            });
         }
         let board = self.board;
         let ranks: Vec<&str> = fields[0].split('/').collect();
@@ -140,14 +171,26 @@ impl Variant {
         let to_move = match fields[1] {
             "w" => Color::White,
             "b" => Color::Black,
-            other => return Err(PositionParseError::SideToMove { found: other.to_string() }),
+            other => {
+                return Err(PositionParseError::SideToMove {
+                    found: other.to_string(),
+                });
+            }
         };
         let hand = |color: Color, text: &str| {
-            text.parse::<u8>().ok().filter(|&n| n <= self.men).ok_or_else(|| {
-                PositionParseError::Hand { color: color.name(), found: text.to_string(), men: self.men }
-            })
+            text.parse::<u8>()
+                .ok()
+                .filter(|&n| n <= self.men)
+                .ok_or_else(|| PositionParseError::Hand {
+                    color: color.name(),
+                    found: text.to_string(),
+                    men: self.men,
+                })
         };
-        let hand = [hand(Color::White, fields[2])?, hand(Color::Black, fields[3])?];
+        let hand = [
+            hand(Color::White, fields[2])?,
+            hand(Color::Black, fields[3])?,
+        ];
         self.checked(Position { men, hand, to_move })
     }
 
@@ -184,7 +227,10 @@ impl Variant {
     fn parse_sanmill_fen(&self, fields: &[&str]) -> Result<Position, PositionParseError> {
         let fen = |msg: String| PositionParseError::Fen(msg);
         let order = self.sanmill_points().ok_or_else(|| {
-            fen(format!("the {} board is not Sanmill's 24-point board", self.name))
+            fen(format!(
+                "the {} board is not Sanmill's 24-point board",
+                self.name
+            ))
         })?;
         if fields.len() < 7 {
             return Err(fen(format!(
@@ -217,7 +263,11 @@ impl Variant {
         let to_move = match fields[1] {
             "w" => Color::White,
             "b" => Color::Black,
-            other => return Err(fen(format!("side to move must be 'w' or 'b', found '{other}'"))),
+            other => {
+                return Err(fen(format!(
+                    "side to move must be 'w' or 'b', found '{other}'"
+                )));
+            }
         };
         if fields[3] == "r" {
             return Err(fen(
@@ -225,7 +275,10 @@ impl Variant {
             ));
         }
         if fields.len() < 8 {
-            return Err(fen(format!("expected men on board and in hand for both sides, found {} fields", fields.len())));
+            return Err(fen(format!(
+                "expected men on board and in hand for both sides, found {} fields",
+                fields.len()
+            )));
         }
         let number = |i: usize, what: &str| {
             fields[i]
@@ -247,7 +300,11 @@ impl Variant {
                 )));
             }
         }
-        self.checked(Position { men, hand: [counts[1], counts[3]], to_move })
+        self.checked(Position {
+            men,
+            hand: [counts[1], counts[3]],
+            to_move,
+        })
     }
 
     /// The position as a Sanmill FEN, for 24-point boards.
@@ -274,7 +331,11 @@ impl Variant {
         Some(format!(
             "{} {} {phase} {action} {} {} {} {} 0 0 -1 -1 -1 -1 0 0 1",
             rings.join("/"),
-            if pos.to_move == Color::White { 'w' } else { 'b' },
+            if pos.to_move == Color::White {
+                'w'
+            } else {
+                'b'
+            },
             pos.men[0].count(),
             pos.hand[0],
             pos.men[1].count(),

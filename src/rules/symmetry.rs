@@ -125,9 +125,9 @@ fn search(
             continue;
         }
         // Links between p and every placed point must match links between images.
-        let consistent = order[..depth].iter().all(|&r| {
-            board.links(p).contains(r) == board.links(q).contains(image[r as usize])
-        });
+        let consistent = order[..depth]
+            .iter()
+            .all(|&r| board.links(p).contains(r) == board.links(q).contains(image[r as usize]));
         if consistent {
             image[p as usize] = q;
             search(board, order, depth + 1, image, used.with(q), found);

@@ -27,7 +27,14 @@ impl Variant {
         let mut emit = |from: Option<Point>, to: Point, before: Position| {
             let closes = self.board.closes_mill(men_after, to);
             if victim_stays_valid && (!closes || self.removable(victim_after).is_empty()) {
-                f(Move { from, to, remove: None }, before);
+                f(
+                    Move {
+                        from,
+                        to,
+                        remove: None,
+                    },
+                    before,
+                );
             }
             if closes && victim_can_be_back {
                 // The removed man stood on a point that is empty now and was not
@@ -41,7 +48,14 @@ impl Variant {
                     if self.removable(victim_before).contains(r) {
                         let mut p = before;
                         p.men[victim_i] = victim_before;
-                        f(Move { from, to, remove: Some(r) }, p);
+                        f(
+                            Move {
+                                from,
+                                to,
+                                remove: Some(r),
+                            },
+                            p,
+                        );
                     }
                 }
             }
@@ -60,7 +74,11 @@ impl Variant {
             }
             // Un-slide or un-fly: the man came from an empty point.
             if self.may_slide(hand) {
-                let sources = if flying { empty } else { self.board.links(to) & empty };
+                let sources = if flying {
+                    empty
+                } else {
+                    self.board.links(to) & empty
+                };
                 for from in sources {
                     let mut before = *pos;
                     before.to_move = mover;
@@ -90,7 +108,11 @@ impl Variant {
             if victim_may_lose_a_man && self.board.closes_mill(men_after, to) {
                 continue;
             }
-            let sources = if flying { empty } else { self.board.links(to) & empty };
+            let sources = if flying {
+                empty
+            } else {
+                self.board.links(to) & empty
+            };
             let rest: Bitboard = men_after.without(to);
             for from in sources {
                 let mut before = *pos;

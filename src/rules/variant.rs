@@ -133,7 +133,10 @@ impl Variant {
     /// All built-in variants, `standard` first.
     pub fn all() -> impl Iterator<Item = &'static Variant> {
         let all = &*VARIANTS;
-        all.iter().rev().take(1).chain(all.iter().take(all.len() - 1))
+        all.iter()
+            .rev()
+            .take(1)
+            .chain(all.iter().take(all.len() - 1))
     }
 
     /// A built-in variant by name.

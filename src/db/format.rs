@@ -1,0 +1,159 @@
+//! The database file format: a fixed little-endian header, one byte per
+//! position, then a table of the few values too long for a byte.
+//!
+//! ```text
+//! offset size  field
+//!      0    8  magic "MORRISDB"
+//!      8    4  format version (1)
+//!     12    4  header length in bytes (128)
+//!     16    8  variant fingerprint (Variant::fingerprint)
+//!     24    4  sector: us on board, us in hand, them on board, them in hand
+//!     28    4  value encoding (1: byte = plies, odd win / even loss, 254 escape, 255 draw)
+//!     32    8  positions (index size)
+//!     40    8  overflow entries
+//!     48    8  xxh3-64 of everything after the header
+//!     56   32  variant name, UTF-8, zero padded
+//!     88   40  zero
+//!    128    N  one value byte per index
+//!  128+N 12*E  overflow entries: index u64, plies u32, ascending by index
+//! ```
+
+use crate::index::SectorKey;
+use crate::rules::Variant;
+
+pub const MAGIC: &[u8; 8] = b"MORRISDB";
+pub const FORMAT_VERSION: u32 = 1;
+pub const HEADER_LEN: usize = 128;
+pub const ENCODING_BYTE_PLIES: u32 = 1;
+pub const OVERFLOW_ENTRY_LEN: usize = 12;
+
+/// The header of a sector file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub fingerprint: u64,
+    pub sector: SectorKey,
+    pub positions: u64,
+    pub overflow_entries: u64,
+    pub checksum: u64,
+    pub variant: String,
+}
+
+/// What is wrong with a file's bytes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    #[error("not a morris database file (bad magic)")]
+    Magic,
+    #[error("format version {0} is not supported (this program reads version {FORMAT_VERSION})")]
+    Version(u32),
+    #[error("file is truncated or has extra bytes: {found} bytes, the header implies {expected}")]
+    Length { found: u64, expected: u64 },
+    #[error("checksum mismatch: the file is corrupted")]
+    Checksum,
+    #[error("corrupted header: {0}")]
+    Header(&'static str),
+}
+
+impl Header {
+    pub fn new(variant: &Variant, sector: SectorKey, positions: u64) -> Header {
+        Header {
+            fingerprint: variant.fingerprint(),
+            sector,
+            positions,
+            overflow_entries: 0,
+            checksum: 0,
+            variant: variant.name.to_string(),
+        }
+    }
+
+    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0..8].copy_from_slice(MAGIC);
+        b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        b[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
+        b[16..24].copy_from_slice(&self.fingerprint.to_le_bytes());
+        let s = self.sector;
+        b[24..28].copy_from_slice(&[s.us_board, s.us_hand, s.them_board, s.them_hand]);
+        b[28..32].copy_from_slice(&ENCODING_BYTE_PLIES.to_le_bytes());
+        b[32..40].copy_from_slice(&self.positions.to_le_bytes());
+        b[40..48].copy_from_slice(&self.overflow_entries.to_le_bytes());
+        b[48..56].copy_from_slice(&self.checksum.to_le_bytes());
+        let name = self.variant.as_bytes();
+        let n = name.len().min(32);
+        b[56..56 + n].copy_from_slice(&name[..n]);
+        b
+    }
+
+    /// Reads and checks a header; `file_len` is the length of the whole file.
+    ///
+    /// # Errors
+    /// Bad magic, version, encoding, or a length that does not match.
+    pub fn parse(bytes: &[u8], file_len: u64) -> Result<Header, FormatError> {
+        if bytes.len() < HEADER_LEN {
+            return Err(if bytes.len() >= 8 && &bytes[0..8] != MAGIC {
+                FormatError::Magic
+            } else {
+                FormatError::Length {
+                    found: file_len,
+                    expected: HEADER_LEN as u64,
+                }
+            });
+        }
+        if &bytes[0..8] != MAGIC {
+            return Err(FormatError::Magic);
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let version = u32_at(8);
+        if version != FORMAT_VERSION {
+            return Err(FormatError::Version(version));
+        }
+        if u32_at(12) as usize != HEADER_LEN {
+            return Err(FormatError::Header("header length"));
+        }
+        if u32_at(28) != ENCODING_BYTE_PLIES {
+            return Err(FormatError::Header("unknown value encoding"));
+        }
+        let name_bytes = &bytes[56..88];
+        let end = name_bytes.iter().position(|&c| c == 0).unwrap_or(32);
+        let variant = std::str::from_utf8(&name_bytes[..end])
+            .map_err(|_| FormatError::Header("variant name is not UTF-8"))?
+            .to_string();
+        let header = Header {
+            fingerprint: u64_at(16),
+            sector: SectorKey::new(bytes[24], bytes[25], bytes[26], bytes[27]),
+            positions: u64_at(32),
+            overflow_entries: u64_at(40),
+            checksum: u64_at(48),
+            variant,
+        };
+        let expected = header
+            .file_len()
+            .ok_or(FormatError::Header("sizes overflow"))?;
+        if expected != file_len {
+            return Err(FormatError::Length {
+                found: file_len,
+                expected,
+            });
+        }
+        Ok(header)
+    }
+
+    /// Length of the whole file this header describes.
+    pub fn file_len(&self) -> Option<u64> {
+        (HEADER_LEN as u64)
+            .checked_add(self.positions)?
+            .checked_add(
+                self.overflow_entries
+                    .checked_mul(OVERFLOW_ENTRY_LEN as u64)?,
+            )
+    }
+}
+
+/// Reads the overflow entry `i` of a table.
+pub fn overflow_entry(table: &[u8], i: usize) -> (u64, u32) {
+    let e = &table[i * OVERFLOW_ENTRY_LEN..(i + 1) * OVERFLOW_ENTRY_LEN];
+    (
+        u64::from_le_bytes(e[0..8].try_into().unwrap()),
+        u32::from_le_bytes(e[8..12].try_into().unwrap()),
+    )
+}

@@ -1,0 +1,256 @@
+//! A database folder opened for probing: sector files mapped lazily, values
+//! looked up by position. `Send + Sync`, so one instance serves many threads.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use super::file::{OpenError, SectorFile, file_name};
+use super::format::FormatError;
+use super::value::Value;
+use crate::index::{SectorIndex, SectorKey};
+use crate::rules::{Outcome, Position, Variant};
+
+/// Name of the file that records which variant a folder holds.
+pub const MANIFEST: &str = "morris-db.txt";
+
+/// Errors of opening and probing a database.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error(
+        "required sector {sector} is not in {dir}: build it with `morris solve --db {dir} --variant {variant} --sectors {sector}`"
+    )]
+    MissingSector {
+        sector: SectorKey,
+        dir: PathBuf,
+        variant: String,
+    },
+    #[error(
+        "{dir} holds a {found} database, not {wanted}: use another --db folder or --variant {found}"
+    )]
+    WrongVariant {
+        dir: PathBuf,
+        found: String,
+        wanted: String,
+    },
+    #[error("{path} is corrupted: {source}")]
+    Corrupted { path: PathBuf, source: FormatError },
+    #[error("{0}")]
+    Io(String),
+    #[error("not a position of play: {0}")]
+    IllegalPosition(String),
+    #[error("{0} is not a morris database folder (no {MANIFEST}); build one with `morris solve`")]
+    NotADatabase(PathBuf),
+}
+
+/// A database folder of one variant.
+pub struct Tablebase {
+    dir: PathBuf,
+    variant: &'static Variant,
+    files: RwLock<HashMap<SectorKey, Arc<SectorFile>>>,
+}
+
+impl Tablebase {
+    /// Opens an existing database folder built for `variant`.
+    ///
+    /// # Errors
+    /// A folder without a manifest, or built for other rules.
+    pub fn open(dir: &Path, variant: &'static Variant) -> Result<Tablebase, ProbeError> {
+        let manifest = dir.join(MANIFEST);
+        let text = fs::read_to_string(&manifest)
+            .map_err(|_| ProbeError::NotADatabase(dir.to_path_buf()))?;
+        check_manifest(dir, &text, variant)?;
+        Ok(Tablebase {
+            dir: dir.to_path_buf(),
+            variant,
+            files: RwLock::new(HashMap::new()),
+        })
+    }
+
+    /// Opens a database folder for writing, creating it and its manifest when
+    /// missing.
+    ///
+    /// # Errors
+    /// I/O errors, or a folder built for other rules.
+    pub fn create(dir: &Path, variant: &'static Variant) -> Result<Tablebase, ProbeError> {
+        fs::create_dir_all(dir)
+            .map_err(|e| ProbeError::Io(format!("cannot create {}: {e}", dir.display())))?;
+        let manifest = dir.join(MANIFEST);
+        match fs::read_to_string(&manifest) {
+            Ok(text) => check_manifest(dir, &text, variant)?,
+            Err(_) => {
+                let has_files = fs::read_dir(dir)
+                    .map(|mut d| {
+                        d.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "mdb")))
+                    })
+                    .unwrap_or(false);
+                if has_files {
+                    return Err(ProbeError::NotADatabase(dir.to_path_buf()));
+                }
+                let text = format!(
+                    "variant {}\nfingerprint {:016x}\n",
+                    variant.name,
+                    variant.fingerprint()
+                );
+                fs::write(&manifest, text).map_err(|e| {
+                    ProbeError::Io(format!("cannot write {}: {e}", manifest.display()))
+                })?;
+            }
+        }
+        Tablebase::open(dir, variant)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn variant(&self) -> &'static Variant {
+        self.variant
+    }
+
+    pub fn path(&self, sector: SectorKey) -> PathBuf {
+        self.dir.join(file_name(sector))
+    }
+
+    /// True when the sector's file exists (complete files only ever exist).
+    pub fn has_sector(&self, sector: SectorKey) -> bool {
+        self.files
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(&sector)
+            || self.path(sector).is_file()
+    }
+
+    /// Forgets a mapped sector (before its file is replaced).
+    pub fn forget(&self, sector: SectorKey) {
+        self.files
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&sector);
+    }
+
+    /// The mapped file of a sector, checked against this variant and its index.
+    ///
+    /// # Errors
+    /// A missing, foreign or damaged file.
+    pub fn sector(&self, sector: SectorKey) -> Result<Arc<SectorFile>, ProbeError> {
+        if let Some(f) = self
+            .files
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&sector)
+        {
+            return Ok(f.clone());
+        }
+        let path = self.path(sector);
+        if !path.is_file() {
+            return Err(ProbeError::MissingSector {
+                sector,
+                dir: self.dir.clone(),
+                variant: self.variant.name.to_string(),
+            });
+        }
+        let file = SectorFile::open(&path).map_err(|e| match e {
+            OpenError::Io { source, .. } => {
+                ProbeError::Io(format!("cannot read {}: {source}", path.display()))
+            }
+            OpenError::Format { source, .. } => ProbeError::Corrupted {
+                path: path.clone(),
+                source,
+            },
+        })?;
+        let h = &file.header;
+        if h.fingerprint != self.variant.fingerprint() {
+            return Err(ProbeError::WrongVariant {
+                dir: self.dir.clone(),
+                found: h.variant.clone(),
+                wanted: self.variant.name.to_string(),
+            });
+        }
+        let expected = SectorIndex::of(
+            self.variant.board,
+            sector.us_board as usize,
+            sector.them_board as usize,
+        )
+        .size();
+        if h.sector != sector || h.positions != expected {
+            return Err(ProbeError::Corrupted {
+                path,
+                source: FormatError::Header("sector or size does not match its name"),
+            });
+        }
+        let file = Arc::new(file);
+        self.files
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(sector, file.clone());
+        Ok(file)
+    }
+
+    /// The value of any position of the variant, from the side to move.
+    ///
+    /// # Errors
+    /// An illegal position, or a missing or damaged sector file.
+    pub fn value(&self, pos: &Position) -> Result<Value, ProbeError> {
+        match self.variant.static_outcome(pos) {
+            Some(Outcome::Lost) => return Ok(Value::Loss(0)),
+            Some(Outcome::Drawn) => return Ok(Value::Draw),
+            Some(Outcome::Won) => {
+                return Err(ProbeError::IllegalPosition(
+                    "the side not to move has fewer than 3 men: the game is already over".into(),
+                ));
+            }
+            None => {}
+        }
+        let sector = SectorKey::of(pos);
+        if !sector.is_valid(self.variant) {
+            return Err(ProbeError::IllegalPosition(format!(
+                "{} men do not fit the {} rules",
+                sector, self.variant.name
+            )));
+        }
+        let file = match self.sector(sector) {
+            Ok(f) => f,
+            Err(e @ ProbeError::MissingSector { .. }) => {
+                // A blocked side has lost without any file.
+                return match self.variant.outcome(pos) {
+                    Some(Outcome::Lost) => Ok(Value::Loss(0)),
+                    _ => Err(e),
+                };
+            }
+            Err(e) => return Err(e),
+        };
+        let index = SectorIndex::of(
+            self.variant.board,
+            sector.us_board as usize,
+            sector.them_board as usize,
+        )
+        .index(pos.us(), pos.them());
+        file.value(index).map_err(|source| ProbeError::Corrupted {
+            path: self.path(sector),
+            source,
+        })
+    }
+}
+
+fn check_manifest(dir: &Path, text: &str, variant: &Variant) -> Result<(), ProbeError> {
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string()))
+            .unwrap_or_default()
+    };
+    let found = field("variant ");
+    if field("fingerprint ") != format!("{:016x}", variant.fingerprint()) {
+        return Err(ProbeError::WrongVariant {
+            dir: dir.to_path_buf(),
+            found: if found.is_empty() {
+                "another".into()
+            } else {
+                found
+            },
+            wanted: variant.name.to_string(),
+        });
+    }
+    Ok(())
+}

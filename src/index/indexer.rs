@@ -1,0 +1,468 @@
+//! The symmetry-reduced index: a bijection between the positions of a sector
+//! up to the board's symmetries and `0..size`.
+//!
+//! The side to move's men pick a symmetry class of point sets (`us` classes,
+//! ranked through a table over every subset of the board) and a symmetry that
+//! maps them onto the class's representative. The other side's men, mapped by
+//! that symmetry, are ranked combinatorially among the remaining points. When
+//! the representative is itself symmetric, the other side's men are reduced
+//! further under its stabiliser, through a sorted table of their canonical
+//! ranks, so every class of positions gets exactly one index and none is wasted.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use rayon::prelude::*;
+
+use crate::rules::{Bitboard, Board, Position, Symmetry};
+
+/// Binomial coefficients up to 32.
+static BINOMIAL: LazyLock<[[u64; 33]; 33]> = LazyLock::new(|| {
+    let mut c = [[0u64; 33]; 33];
+    for n in 0..33 {
+        c[n][0] = 1;
+        for k in 1..=n {
+            c[n][k] = c[n - 1][k - 1] + c[n - 1][k];
+        }
+    }
+    c
+});
+
+/// `n` choose `k`.
+pub fn binomial(n: usize, k: usize) -> u64 {
+    if k > n { 0 } else { BINOMIAL[n][k] }
+}
+
+/// Rank of `set` among the subsets of its size of `free`, in colex order:
+/// the points of `free` are numbered from 0 upwards and the rank is the sum of
+/// `C(position, i + 1)` over the set's points in increasing order.
+#[inline]
+fn colex_rank(set: Bitboard, free: Bitboard) -> u64 {
+    let mut rank = 0;
+    let mut bits = set.0;
+    let mut k = 1;
+    while bits != 0 {
+        let p = bits.trailing_zeros();
+        let position = (free.0 & ((1u32 << p) - 1)).count_ones() as usize;
+        rank += BINOMIAL[position][k];
+        k += 1;
+        bits &= bits - 1;
+    }
+    rank
+}
+
+/// The subset of `free` with `count` points and colex rank `rank`.
+#[inline]
+fn colex_unrank(mut rank: u64, count: usize, free: Bitboard) -> Bitboard {
+    let mut bits = 0u32;
+    let mut top = free.count() as usize;
+    for k in (1..=count).rev() {
+        // The largest position whose binomial does not exceed the rank.
+        let mut c = top - 1;
+        while BINOMIAL[c][k] > rank {
+            c -= 1;
+        }
+        rank -= BINOMIAL[c][k];
+        bits |= 1 << c;
+        top = c;
+    }
+    expand(bits, free)
+}
+
+/// The symmetry classes of point sets of one board: for every subset of the
+/// board, its class (ranked among the classes of its size) and a symmetry that
+/// maps it onto the class representative.
+pub struct SetClasses {
+    symmetries: Vec<Symmetry>,
+    /// `class << 4 | symmetry` for every subset of the board.
+    class_of: Vec<u32>,
+    /// Representatives (the least image) of the classes of each size, ascending.
+    representatives: Vec<Vec<Bitboard>>,
+    /// For each size and class, the symmetries that fix the representative (bit mask).
+    stabilizers: Vec<Vec<u16>>,
+}
+
+impl SetClasses {
+    fn new(board: &Board) -> SetClasses {
+        let symmetries = board.symmetries().to_vec();
+        assert!(
+            symmetries.len() <= 16,
+            "the class table holds 4 bits of symmetry"
+        );
+        let n = board.len();
+        let canonical = |set: u32| -> (u32, u32) {
+            let mut best = (set, 0);
+            for (i, s) in symmetries.iter().enumerate().skip(1) {
+                let image = s.apply(Bitboard(set)).0;
+                if image < best.0 {
+                    best = (image, i as u32);
+                }
+            }
+            best
+        };
+        let all: u32 = if n == 32 { u32::MAX } else { (1 << n) - 1 };
+        let reps: Vec<u32> = (0..=all)
+            .into_par_iter()
+            .filter(|&m| canonical(m).0 == m)
+            .collect();
+        let mut representatives = vec![Vec::new(); n + 1];
+        for m in reps {
+            representatives[m.count_ones() as usize].push(Bitboard(m));
+        }
+        let class_of: Vec<u32> = (0..=all)
+            .into_par_iter()
+            .map(|m| {
+                let (rep, sym) = canonical(m);
+                let class = representatives[m.count_ones() as usize]
+                    .binary_search(&Bitboard(rep))
+                    .expect("every set has a representative");
+                (class as u32) << 4 | sym
+            })
+            .collect();
+        let stabilizers = representatives
+            .iter()
+            .map(|reps| {
+                reps.iter()
+                    .map(|&r| {
+                        symmetries
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, s)| s.apply(r) == r)
+                            .fold(0u16, |mask, (i, _)| mask | 1 << i)
+                    })
+                    .collect()
+            })
+            .collect();
+        SetClasses {
+            symmetries,
+            class_of,
+            representatives,
+            stabilizers,
+        }
+    }
+
+    /// The classes of point sets of `board`, built once per board.
+    pub fn of(board: &'static Board) -> &'static SetClasses {
+        static CACHE: Mutex<Vec<(usize, &'static SetClasses)>> = Mutex::new(Vec::new());
+        let key = board as *const Board as usize;
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(_, classes)) = cache.iter().find(|(k, _)| *k == key) {
+            return classes;
+        }
+        let classes: &'static SetClasses = Box::leak(Box::new(SetClasses::new(board)));
+        cache.push((key, classes));
+        classes
+    }
+
+    /// Number of classes of sets of `size` points.
+    pub fn count(&self, size: usize) -> usize {
+        self.representatives[size].len()
+    }
+}
+
+/// The index of one board-count pair: the side to move has `us` men on the
+/// board and the other side `them`. Men in hand do not change the index, so
+/// every sector with these board counts shares it.
+pub struct SectorIndex {
+    classes: &'static SetClasses,
+    board_mask: Bitboard,
+    us: usize,
+    them: usize,
+    /// First index of each `us` class, and the total size last.
+    offsets: Vec<u64>,
+    /// For `us` classes with a symmetric representative: the canonical colex
+    /// ranks of the other side's men, ascending.
+    symmetric: Vec<Option<Box<[u32]>>>,
+}
+
+impl SectorIndex {
+    /// The index of positions with `us` and `them` men on `board`, built once
+    /// per board and counts.
+    pub fn of(board: &'static Board, us: usize, them: usize) -> Arc<SectorIndex> {
+        type Cache = Mutex<HashMap<(usize, usize, usize), Arc<SectorIndex>>>;
+        static CACHE: LazyLock<Cache> = LazyLock::new(Default::default);
+        let key = (board as *const Board as usize, us, them);
+        if let Some(index) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return index.clone();
+        }
+        let index = Arc::new(SectorIndex::new(board, us, them));
+        CACHE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_insert(index)
+            .clone()
+    }
+
+    fn new(board: &'static Board, us: usize, them: usize) -> SectorIndex {
+        assert!(us + them <= board.len(), "more men than points");
+        let classes = SetClasses::of(board);
+        let board_mask = board.all();
+        let free_count = board.len() - us;
+        let plain = binomial(free_count, them);
+        let reps = &classes.representatives[us];
+        let stabs = &classes.stabilizers[us];
+        let symmetric: Vec<Option<Box<[u32]>>> = (0..reps.len())
+            .into_par_iter()
+            .map(|c| {
+                if stabs[c] == 1 {
+                    return None;
+                }
+                let free = board_mask & !reps[c];
+                let mut ranks = Vec::new();
+                let mut compressed = compress_unrank(0, them);
+                for rank in 0..plain {
+                    let set = expand(compressed, free);
+                    if stabilizer_images(classes, stabs[c], set)
+                        .all(|image| colex_rank(image, free) >= rank)
+                    {
+                        ranks.push(rank as u32);
+                    }
+                    compressed = next_combination(compressed);
+                }
+                Some(ranks.into_boxed_slice())
+            })
+            .collect();
+        let mut offsets = Vec::with_capacity(reps.len() + 1);
+        let mut total = 0u64;
+        for table in &symmetric {
+            offsets.push(total);
+            total += table.as_ref().map_or(plain, |t| t.len() as u64);
+        }
+        offsets.push(total);
+        SectorIndex {
+            classes,
+            board_mask,
+            us,
+            them,
+            offsets,
+            symmetric,
+        }
+    }
+
+    /// The size of the index of `us` and `them` men without building it:
+    /// symmetric classes are counted by Burnside's lemma over their stabiliser.
+    pub fn count(board: &'static Board, us: usize, them: usize) -> u64 {
+        if us + them > board.len() {
+            return 0;
+        }
+        let classes = SetClasses::of(board);
+        let free_count = board.len() - us;
+        let plain = binomial(free_count, them);
+        classes.representatives[us]
+            .iter()
+            .zip(&classes.stabilizers[us])
+            .map(|(&rep, &stab)| {
+                if stab == 1 {
+                    return plain;
+                }
+                let free = board.all() & !rep;
+                let fixed: u64 = Bitboard(stab as u32)
+                    .iter()
+                    .map(|i| fixed_subsets(&classes.symmetries[i as usize], free, them))
+                    .sum();
+                fixed / stab.count_ones() as u64
+            })
+            .sum()
+    }
+
+    /// Number of indices: exactly the number of positions up to symmetry.
+    pub fn size(&self) -> u64 {
+        *self.offsets.last().unwrap()
+    }
+
+    /// Number of positions without symmetry reduction.
+    pub fn raw_positions(&self) -> u64 {
+        let n = self.board_mask.count() as usize;
+        binomial(n, self.us) * binomial(n - self.us, self.them)
+    }
+
+    /// The index of the position where the side to move has `us` and the
+    /// other side `them`: the same for every symmetric image.
+    ///
+    /// # Panics
+    /// In debug builds, when the counts do not match this index.
+    #[inline]
+    pub fn index(&self, us: Bitboard, them: Bitboard) -> u64 {
+        debug_assert_eq!(us.count() as usize, self.us);
+        debug_assert_eq!(them.count() as usize, self.them);
+        debug_assert!((us & them).is_empty());
+        let entry = self.classes.class_of[us.0 as usize];
+        let class = entry >> 4;
+        let sym = &self.classes.symmetries[(entry & 15) as usize];
+        let rep = self.classes.representatives[self.us][class as usize];
+        let free = self.board_mask & !rep;
+        let them = sym.apply(them);
+        let offset = self.offsets[class as usize];
+        let stab = self.classes.stabilizers[self.us][class as usize];
+        if stab == 1 {
+            return offset + colex_rank(them, free);
+        }
+        let rank = stabilizer_images(self.classes, stab, them)
+            .map(|image| colex_rank(image, free))
+            .min()
+            .expect("the identity fixes everything");
+        let table = self.symmetric[class as usize]
+            .as_ref()
+            .expect("symmetric class");
+        offset
+            + table
+                .binary_search(&(rank as u32))
+                .expect("canonical ranks are listed") as u64
+    }
+
+    /// The index of a position (whose side to move has this index's counts).
+    #[inline]
+    pub fn index_of(&self, pos: &Position) -> u64 {
+        self.index(pos.us(), pos.them())
+    }
+
+    /// The canonical men `(us, them)` at `index`.
+    ///
+    /// # Panics
+    /// When `index >= self.size()`.
+    pub fn men(&self, index: u64) -> (Bitboard, Bitboard) {
+        assert!(
+            index < self.size(),
+            "index {index} out of range {}",
+            self.size()
+        );
+        let class = self.offsets.partition_point(|&o| o <= index) - 1;
+        let local = index - self.offsets[class];
+        let rep = self.classes.representatives[self.us][class];
+        let rank = match &self.symmetric[class] {
+            None => local,
+            Some(table) => table[local as usize] as u64,
+        };
+        (rep, colex_unrank(rank, self.them, self.board_mask & !rep))
+    }
+
+    /// The canonical position at `index` with these men in hand, White to move.
+    pub fn position(&self, index: u64, us_hand: u8, them_hand: u8) -> Position {
+        let (us, them) = self.men(index);
+        Position::from_sides(us, us_hand, them, them_hand)
+    }
+
+    /// Number of `us` classes.
+    pub fn us_classes(&self) -> usize {
+        self.classes.count(self.us)
+    }
+
+    /// Calls `f(index, us, them)` for the indices `range` in order, cheaper than
+    /// [`SectorIndex::men`] for each.
+    pub fn for_each_in(
+        &self,
+        range: std::ops::Range<u64>,
+        mut f: impl FnMut(u64, Bitboard, Bitboard),
+    ) {
+        if range.is_empty() {
+            return;
+        }
+        let mut class = self.offsets.partition_point(|&o| o <= range.start) - 1;
+        let mut index = range.start;
+        while index < range.end {
+            let rep = self.classes.representatives[self.us][class];
+            let free = self.board_mask & !rep;
+            let class_end = self.offsets[class + 1].min(range.end);
+            let local = index - self.offsets[class];
+            match &self.symmetric[class] {
+                Some(table) => {
+                    for (i, &rank) in table
+                        [local as usize..(class_end - self.offsets[class]) as usize]
+                        .iter()
+                        .enumerate()
+                    {
+                        f(
+                            index + i as u64,
+                            rep,
+                            colex_unrank(rank as u64, self.them, free),
+                        );
+                    }
+                }
+                None => {
+                    // Walk the subsets of the free points in colex order, which is
+                    // the increasing order of their compressed bit patterns.
+                    let mut compressed = compress_unrank(local, self.them);
+                    for i in index..class_end {
+                        f(i, rep, expand(compressed, free));
+                        compressed = next_combination(compressed);
+                    }
+                }
+            }
+            index = class_end;
+            class += 1;
+        }
+    }
+}
+
+/// The set with colex rank `rank` among `count`-subsets of `0..32`, as bits.
+fn compress_unrank(rank: u64, count: usize) -> u32 {
+    colex_unrank(rank, count, Bitboard::first(32)).0
+}
+
+/// The next larger integer with the same number of set bits (Gosper's hack).
+#[inline]
+fn next_combination(x: u32) -> u32 {
+    if x == 0 {
+        return 0;
+    }
+    let c = x & x.wrapping_neg();
+    let r = x.wrapping_add(c);
+    if r == 0 {
+        return 0;
+    }
+    (((r ^ x) >> 2) / c) | r
+}
+
+/// Deposits the low bits of `bits` on the points of `free`, in order.
+#[inline]
+fn expand(mut bits: u32, free: Bitboard) -> Bitboard {
+    let mut out = 0;
+    let mut slots = free.0;
+    while bits != 0 && slots != 0 {
+        let slot = slots & slots.wrapping_neg();
+        if bits & 1 != 0 {
+            out |= slot;
+        }
+        bits >>= 1;
+        slots ^= slot;
+    }
+    Bitboard(out)
+}
+
+fn stabilizer_images(
+    classes: &SetClasses,
+    stabilizer: u16,
+    set: Bitboard,
+) -> impl Iterator<Item = Bitboard> + '_ {
+    Bitboard(stabilizer as u32)
+        .iter()
+        .map(move |i| classes.symmetries[i as usize].apply(set))
+}
+
+/// Number of `k`-subsets of `free` that `sym` (which maps `free` onto itself)
+/// leaves unchanged: unions of its cycles.
+fn fixed_subsets(sym: &Symmetry, free: Bitboard, k: usize) -> u64 {
+    let mut ways = vec![0u64; k + 1];
+    ways[0] = 1;
+    let mut seen = Bitboard::EMPTY;
+    for p in free {
+        if seen.contains(p) {
+            continue;
+        }
+        let mut len = 0;
+        let mut q = p;
+        loop {
+            seen = seen.with(q);
+            len += 1;
+            q = sym.point(q);
+            if q == p {
+                break;
+            }
+        }
+        for j in (len..=k).rev() {
+            ways[j] += ways[j - len];
+        }
+    }
+    ways[k]
+}

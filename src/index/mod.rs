@@ -1,0 +1,7 @@
+//! Where a position lives: its sector and its index inside the sector.
+
+mod indexer;
+mod sector;
+
+pub use indexer::{SectorIndex, SetClasses, binomial};
+pub use sector::{SectorGraph, SectorKey, SectorParseError};

@@ -1,0 +1,338 @@
+//! Solving one unit: a set of sectors that depend on each other (8-7 with
+//! 7-8), or a single sector. Moves that leave the unit are valued from the
+//! finished sectors' files; moves inside it are resolved by retrograde
+//! analysis, level by level of distance, in parallel.
+//!
+//! Each position has one 16-bit cell while solving (2 bytes per position):
+//! - resolved: bit 15 set, bits 0..15 the distance in plies (`DRAW` for draws);
+//! - unresolved: bits 8..15 the number of children inside the unit not yet
+//!   known to be wins for their mover (plus one that never goes if a move
+//!   leaving the unit draws), bits 0..8 the best distance the moves leaving
+//!   the unit give: odd for a win through them, even for the loss that
+//!   follows if every child inside the unit turns out won.
+
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::db::{ProbeError, Tablebase, Value};
+use crate::index::{SectorIndex, SectorKey};
+use crate::rules::{Position, Variant};
+
+const RESOLVED: u16 = 0x8000;
+const DRAW: u16 = 0x7fff;
+const MAX_COUNT: u16 = 0x7f;
+const MAX_BOUND: u16 = 0xff;
+const CHUNK: u64 = 1 << 14;
+
+/// One solved sector: its values, one per index.
+pub struct SolvedSector {
+    pub sector: SectorKey,
+    cells: Vec<AtomicU16>,
+}
+
+impl SolvedSector {
+    pub fn len(&self) -> u64 {
+        self.cells.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The value at `index`.
+    pub fn value(&self, index: u64) -> Value {
+        decode(self.cells[index as usize].load(Ordering::Relaxed))
+    }
+}
+
+fn decode(cell: u16) -> Value {
+    debug_assert!(cell & RESOLVED != 0);
+    match cell & !RESOLVED {
+        DRAW => Value::Draw,
+        n => Value::from_plies(n),
+    }
+}
+
+/// What a unit's solve reports as it goes.
+pub enum UnitEvent {
+    /// Children counted and moves leaving the unit valued.
+    Initialised { positions: u64 },
+    /// The positions at one distance are final.
+    Level { plies: u16, resolved: u64 },
+}
+
+struct Part<'a> {
+    sector: SectorKey,
+    index: std::sync::Arc<SectorIndex>,
+    cells: &'a [AtomicU16],
+}
+
+/// Solves the sectors of `unit`, reading every other sector from `tablebase`.
+///
+/// # Errors
+/// A missing or damaged successor file, or a position with more children
+/// inside the unit than a cell can count.
+pub fn solve_unit(
+    variant: &'static Variant,
+    unit: &[SectorKey],
+    tablebase: &Tablebase,
+    on_event: &(dyn Fn(UnitEvent) + Sync),
+) -> Result<Vec<SolvedSector>, ProbeError> {
+    let solved: Vec<SolvedSector> = unit
+        .iter()
+        .map(|&sector| {
+            let index = SectorIndex::of(
+                variant.board,
+                sector.us_board as usize,
+                sector.them_board as usize,
+            );
+            let cells = (0..index.size())
+                .into_par_iter()
+                .map(|_| AtomicU16::new(0))
+                .collect();
+            SolvedSector { sector, cells }
+        })
+        .collect();
+    let parts: Vec<Part> = solved
+        .iter()
+        .map(|s| Part {
+            sector: s.sector,
+            index: SectorIndex::of(
+                variant.board,
+                s.sector.us_board as usize,
+                s.sector.them_board as usize,
+            ),
+            cells: &s.cells,
+        })
+        .collect();
+    let part_of = |sector: SectorKey| parts.iter().position(|p| p.sector == sector);
+
+    // Initialisation: count children inside the unit, value those outside.
+    let max_level = AtomicU64::new(0);
+    for part in &parts {
+        let chunks = part.index.size().div_ceil(CHUNK);
+        (0..chunks)
+            .into_par_iter()
+            .try_for_each_init(Vec::new, |inside, chunk| {
+                let start = chunk * CHUNK;
+                let end = (start + CHUNK).min(part.index.size());
+                let mut result = Ok(());
+                part.index.for_each_in(start..end, |i, us, them| {
+                    if result.is_err() {
+                        return;
+                    }
+                    let pos =
+                        Position::from_sides(us, part.sector.us_hand, them, part.sector.them_hand);
+                    match initial_cell(variant, &pos, tablebase, &part_of, &parts, inside) {
+                        Ok(cell) => {
+                            let level = if cell & RESOLVED != 0 {
+                                cell & !RESOLVED
+                            } else {
+                                cell & MAX_BOUND
+                            };
+                            if level != DRAW {
+                                max_level.fetch_max(level as u64, Ordering::Relaxed);
+                            }
+                            part.cells[i as usize].store(cell, Ordering::Relaxed);
+                        }
+                        Err(e) => result = Err(e),
+                    }
+                });
+                result
+            })?;
+    }
+    on_event(UnitEvent::Initialised {
+        positions: parts.iter().map(|p| p.index.size()).sum(),
+    });
+
+    // Levels: at level L, positions resolved at L - 1 pass their result to
+    // their predecessors, and positions whose bound is L settle.
+    let max_level = max_level.into_inner() as u16;
+    let mut level: u16 = 0;
+    loop {
+        let resolved_now = AtomicU64::new(0);
+        for part in &parts {
+            let chunks = part.index.size().div_ceil(CHUNK);
+            (0..chunks)
+                .into_par_iter()
+                .for_each_init(Vec::new, |preds, chunk| {
+                    let start = chunk * CHUNK;
+                    let end = (start + CHUNK).min(part.index.size());
+                    let mut count = 0;
+                    for i in start..end {
+                        let cell = part.cells[i as usize].load(Ordering::Relaxed);
+                        if cell & RESOLVED != 0 {
+                            if level > 0 && cell & !RESOLVED == level - 1 {
+                                propagate(
+                                    variant, part, i, level, &parts, &part_of, preds, &mut count,
+                                );
+                            }
+                        } else if cell & MAX_BOUND == level && (level % 2 == 1 || cell >> 8 == 0) {
+                            if settle(&part.cells[i as usize], level) {
+                                count += 1;
+                            }
+                        }
+                    }
+                    resolved_now.fetch_add(count, Ordering::Relaxed);
+                });
+        }
+        let resolved = resolved_now.into_inner();
+        on_event(UnitEvent::Level {
+            plies: level,
+            resolved,
+        });
+        if resolved == 0 && level > max_level {
+            break;
+        }
+        level += 1;
+        if level >= DRAW - 1 {
+            return Err(ProbeError::Io("distance beyond the cell's range".into()));
+        }
+    }
+
+    // What never resolved is a draw.
+    for part in &parts {
+        part.cells.par_iter().for_each(|c| {
+            if c.load(Ordering::Relaxed) & RESOLVED == 0 {
+                c.store(RESOLVED | DRAW, Ordering::Relaxed);
+            }
+        });
+    }
+    Ok(solved)
+}
+
+/// The cell of a position before the levels run.
+fn initial_cell(
+    variant: &'static Variant,
+    pos: &Position,
+    tablebase: &Tablebase,
+    part_of: &impl Fn(SectorKey) -> Option<usize>,
+    parts: &[Part],
+    inside: &mut Vec<(usize, u64)>,
+) -> Result<u16, ProbeError> {
+    if variant.static_outcome(pos).is_some() {
+        // Only Morabaraba's full board: sectors hold no side below three men.
+        return Ok(RESOLVED | DRAW);
+    }
+    inside.clear();
+    let mut best_win: Option<u16> = None;
+    let mut longest_loss: u16 = 0;
+    let mut draw_outside = false;
+    let mut any_move = false;
+    let mut error = None;
+    variant.for_each_move(pos, |_, child| {
+        any_move = true;
+        let sector = SectorKey::of(&child);
+        if let Some(k) = part_of(sector) {
+            inside.push((k, parts[k].index.index(child.us(), child.them())));
+            return;
+        }
+        let value = if child.total(child.to_move) < 3 {
+            Value::Loss(0)
+        } else {
+            match tablebase.value(&child) {
+                Ok(v) => v,
+                Err(e) => {
+                    error = Some(e);
+                    return;
+                }
+            }
+        };
+        match value.from_parent() {
+            Value::Win(n) => best_win = Some(best_win.map_or(n, |b| b.min(n))),
+            Value::Loss(n) => longest_loss = longest_loss.max(n),
+            Value::Draw => draw_outside = true,
+        }
+    });
+    if let Some(e) = error {
+        return Err(e);
+    }
+    if !any_move {
+        return Ok(RESOLVED); // blocked: lost in 0
+    }
+    inside.sort_unstable();
+    inside.dedup();
+    let count = inside.len() as u16;
+    if count == 0 {
+        return Ok(RESOLVED
+            | match (best_win, draw_outside) {
+                (Some(w), _) => w,
+                (None, true) => DRAW,
+                (None, false) => longest_loss,
+            });
+    }
+    if best_win == Some(1) {
+        return Ok(RESOLVED | 1);
+    }
+    let bound = best_win.unwrap_or(longest_loss);
+    let count = count + (draw_outside && best_win.is_none()) as u16;
+    if count > MAX_COUNT || bound >= MAX_BOUND {
+        return Err(ProbeError::Io(format!(
+            "position {} exceeds the solver's cell ({count} children, bound {bound})",
+            pos.notation(variant.board)
+        )));
+    }
+    Ok(count << 8 | bound)
+}
+
+/// Marks an unresolved cell resolved at `level`; false if it already was.
+fn settle(cell: &AtomicU16, level: u16) -> bool {
+    cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
+        (c & RESOLVED == 0).then_some(RESOLVED | level)
+    })
+    .is_ok()
+}
+
+/// Passes the result of a position resolved at `level - 1` to its
+/// predecessors inside the unit.
+#[allow(clippy::too_many_arguments)]
+fn propagate(
+    variant: &'static Variant,
+    part: &Part,
+    index: u64,
+    level: u16,
+    parts: &[Part],
+    part_of: &impl Fn(SectorKey) -> Option<usize>,
+    preds: &mut Vec<(usize, u64)>,
+    resolved: &mut u64,
+) {
+    let pos = part
+        .index
+        .position(index, part.sector.us_hand, part.sector.them_hand);
+    preds.clear();
+    variant.for_each_quiet_unslide(&pos, |p| {
+        if let Some(k) = part_of(SectorKey::of(&p)) {
+            preds.push((k, parts[k].index.index(p.us(), p.them())));
+        }
+    });
+    preds.sort_unstable();
+    preds.dedup();
+    let child_lost = (level - 1) % 2 == 0;
+    for &(k, i) in preds.iter() {
+        let cell = &parts[k].cells[i as usize];
+        if child_lost {
+            if settle(cell, level) {
+                *resolved += 1;
+            }
+            continue;
+        }
+        let update = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
+            if c & RESOLVED != 0 {
+                return None;
+            }
+            let count = (c >> 8) - 1;
+            let bound = c & MAX_BOUND;
+            if count == 0 && bound % 2 == 0 && bound <= level {
+                Some(RESOLVED | level)
+            } else {
+                Some(count << 8 | bound)
+            }
+        });
+        if let Ok(old) = update {
+            if (old >> 8) == 1 && (old & MAX_BOUND) % 2 == 0 && (old & MAX_BOUND) <= level {
+                *resolved += 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! Scheduling a solve: which units, in which order, what is already done,
+//! writing each unit's files when it completes.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::retrograde::{SolvedSector, UnitEvent, solve_unit};
+use crate::db::{ESCAPE_BYTE, Header, ProbeError, Tablebase, write_sector};
+use crate::index::{SectorGraph, SectorIndex, SectorKey};
+use crate::rules::Variant;
+
+/// Which sectors to solve (their dependencies always come too).
+#[derive(Clone, Debug)]
+pub enum Selection {
+    /// Every sector reachable from the start: the whole game.
+    All,
+    /// Movement sectors with at most this many men on the board.
+    MaxMen(u32),
+    /// These sectors.
+    Sectors(Vec<SectorKey>),
+}
+
+#[derive(Clone, Debug)]
+pub struct SolveOptions {
+    pub db: PathBuf,
+    pub variant: &'static Variant,
+    pub selection: Selection,
+}
+
+/// What the solve reports as it goes; the binary draws it.
+pub enum SolveEvent<'a> {
+    Planned {
+        units: usize,
+        done: usize,
+        positions: u64,
+        to_solve: u64,
+    },
+    UnitStarted {
+        sectors: &'a [SectorKey],
+        positions: u64,
+    },
+    Unit(UnitEvent),
+    UnitDone {
+        sectors: &'a [SectorKey],
+        positions: u64,
+        elapsed: Duration,
+    },
+    Skipped {
+        sectors: &'a [SectorKey],
+    },
+}
+
+/// Figures of a finished solve.
+#[derive(Clone, Debug, Default)]
+pub struct SolveSummary {
+    pub units_solved: usize,
+    pub positions_solved: u64,
+    pub elapsed: Duration,
+    /// Per solved sector: positions and seconds of its unit.
+    pub sectors: Vec<(SectorKey, u64, Duration)>,
+}
+
+/// Solves the selected sectors and their dependencies into `options.db`,
+/// skipping sectors whose files exist. An interruption loses at most the
+/// unit in progress.
+///
+/// # Errors
+/// A folder of another variant, a damaged existing file, or I/O errors.
+pub fn solve(
+    options: &SolveOptions,
+    on_event: &(dyn Fn(SolveEvent) + Sync),
+) -> Result<SolveSummary, ProbeError> {
+    let variant = options.variant;
+    let tablebase = Tablebase::create(&options.db, variant)?;
+    let graph = SectorGraph::reachable(variant);
+    let targets: Vec<SectorKey> = match &options.selection {
+        Selection::All => graph.sectors().collect(),
+        Selection::MaxMen(n) => graph
+            .sectors()
+            .filter(|s| s.is_movement() && s.men_on_board() <= *n)
+            .collect(),
+        Selection::Sectors(list) => {
+            for s in list {
+                if !graph.contains(*s) {
+                    return Err(ProbeError::IllegalPosition(format!(
+                        "sector {s} is not reachable in {}; `morris sectors --variant {}` lists them",
+                        variant.name, variant.name
+                    )));
+                }
+            }
+            list.clone()
+        }
+    };
+    let units = graph.units_for(&targets);
+    let size = |s: &SectorKey| {
+        SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
+    };
+    let is_done = |unit: &[SectorKey]| unit.iter().all(|s| tablebase.has_sector(*s));
+    let done = units.iter().filter(|u| is_done(u)).count();
+    on_event(SolveEvent::Planned {
+        units: units.len(),
+        done,
+        positions: units.iter().flatten().map(size).sum(),
+        to_solve: units
+            .iter()
+            .filter(|u| !is_done(u))
+            .flatten()
+            .map(size)
+            .sum(),
+    });
+
+    let started = Instant::now();
+    let mut summary = SolveSummary::default();
+    for unit in &units {
+        if is_done(unit) {
+            for &s in unit {
+                // A finished file is never rewritten, but a damaged one is reported.
+                let file = tablebase.sector(s)?;
+                file.verify_checksum()
+                    .map_err(|source| ProbeError::Corrupted {
+                        path: tablebase.path(s),
+                        source,
+                    })?;
+            }
+            on_event(SolveEvent::Skipped { sectors: unit });
+            continue;
+        }
+        let positions: u64 = unit.iter().map(size).sum();
+        on_event(SolveEvent::UnitStarted {
+            sectors: unit,
+            positions,
+        });
+        let unit_start = Instant::now();
+        let solved = solve_unit(variant, unit, &tablebase, &|e| {
+            on_event(SolveEvent::Unit(e))
+        })?;
+        for sector in &solved {
+            if !tablebase.has_sector(sector.sector) {
+                write(&tablebase, variant, sector)?;
+            }
+        }
+        let elapsed = unit_start.elapsed();
+        for s in unit {
+            summary.sectors.push((*s, size(s), elapsed));
+        }
+        summary.units_solved += 1;
+        summary.positions_solved += positions;
+        on_event(SolveEvent::UnitDone {
+            sectors: unit,
+            positions,
+            elapsed,
+        });
+    }
+    summary.elapsed = started.elapsed();
+    Ok(summary)
+}
+
+fn write(
+    tablebase: &Tablebase,
+    variant: &Variant,
+    sector: &SolvedSector,
+) -> Result<(), ProbeError> {
+    let io = |e: std::io::Error| {
+        ProbeError::Io(format!(
+            "cannot write {}: {e}",
+            tablebase.path(sector.sector).display()
+        ))
+    };
+    let mut overflow = Vec::new();
+    let mut bytes = vec![0u8; 1 << 20];
+    let header = Header::new(variant, sector.sector, sector.len());
+    let positions = sector.len();
+    write_sector(
+        tablebase.dir(),
+        header,
+        |sink| {
+            let mut start = 0u64;
+            while start < positions {
+                let end = (start + bytes.len() as u64).min(positions);
+                for i in start..end {
+                    let value = sector.value(i);
+                    let byte = value.to_byte();
+                    if byte == ESCAPE_BYTE {
+                        overflow.push((i, value.plies().unwrap_or(0) as u32));
+                    }
+                    bytes[(i - start) as usize] = byte;
+                }
+                sink(&bytes[..(end - start) as usize])?;
+                start = end;
+            }
+            Ok(())
+        },
+        &[],
+    )
+    .map_err(io)?;
+    if !overflow.is_empty() {
+        // Rare: rewrite with the overflow table now that it is known.
+        let header = Header::new(variant, sector.sector, positions);
+        write_sector(
+            tablebase.dir(),
+            header,
+            |sink| {
+                let mut start = 0u64;
+                while start < positions {
+                    let end = (start + bytes.len() as u64).min(positions);
+                    for i in start..end {
+                        bytes[(i - start) as usize] = sector.value(i).to_byte();
+                    }
+                    sink(&bytes[..(end - start) as usize])?;
+                    start = end;
+                }
+                Ok(())
+            },
+            &overflow,
+        )
+        .map_err(io)?;
+    }
+    tablebase.forget(sector.sector);
+    Ok(())
+}
