@@ -1,0 +1,9 @@
+//! Integration tests, one binary: the rules against a naive implementation,
+//! the index exhaustively, the solver against a naive solver and published
+//! facts, and the command line.
+
+mod cli;
+mod index;
+mod naive;
+mod rules;
+mod solver;
