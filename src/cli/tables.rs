@@ -199,10 +199,11 @@ fn sector_files(db: &Path) -> Result<Vec<SectorKey>> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(db)? {
         let name = entry?.file_name().to_string_lossy().to_string();
-        if let Some(stem) = name.strip_suffix(".mdb") {
-            if let Ok(key) = stem.parse::<SectorKey>() {
-                found.push(key);
-            }
+        if let Some(key) = name
+            .strip_suffix(".mdb")
+            .and_then(|stem| stem.parse::<SectorKey>().ok())
+        {
+            found.push(key);
         }
     }
     found.sort();

@@ -191,8 +191,8 @@ impl Board {
             for q in self.links(p).iter().filter(|&q| q > p) {
                 let ((r1, c1), (r2, c2)) = (cell(p), cell(q));
                 if r1 == r2 {
-                    for c in c1.min(c2) + 1..c1.max(c2) {
-                        canvas[r1][c] = '-';
+                    for cell in &mut canvas[r1][c1.min(c2) + 1..c1.max(c2)] {
+                        *cell = '-';
                     }
                 } else if c1 == c2 {
                     for row in canvas.iter_mut().take(r1.max(r2)).skip(r1.min(r2) + 1) {

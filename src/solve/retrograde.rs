@@ -168,10 +168,11 @@ pub fn solve_unit(
                                     variant, part, i, level, &parts, &part_of, preds, &mut count,
                                 );
                             }
-                        } else if cell & MAX_BOUND == level && (level % 2 == 1 || cell >> 8 == 0) {
-                            if settle(&part.cells[i as usize], level) {
-                                count += 1;
-                            }
+                        } else if cell & MAX_BOUND == level
+                            && (level % 2 == 1 || cell >> 8 == 0)
+                            && settle(&part.cells[i as usize], level)
+                        {
+                            count += 1;
                         }
                     }
                     resolved_now.fetch_add(count, Ordering::Relaxed);
@@ -308,7 +309,7 @@ fn propagate(
     });
     preds.sort_unstable();
     preds.dedup();
-    let child_lost = (level - 1) % 2 == 0;
+    let child_lost = (level - 1).is_multiple_of(2);
     for &(k, i) in preds.iter() {
         let cell = &parts[k].cells[i as usize];
         if child_lost {
@@ -317,22 +318,21 @@ fn propagate(
             }
             continue;
         }
+        // The last child inside the unit turned out won: the position is lost
+        // now, unless a move leaving the unit wins or loses later.
+        let settles =
+            |c: u16| c >> 8 == 1 && (c & MAX_BOUND).is_multiple_of(2) && c & MAX_BOUND <= level;
         let update = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
             if c & RESOLVED != 0 {
-                return None;
-            }
-            let count = (c >> 8) - 1;
-            let bound = c & MAX_BOUND;
-            if count == 0 && bound % 2 == 0 && bound <= level {
+                None
+            } else if settles(c) {
                 Some(RESOLVED | level)
             } else {
-                Some(count << 8 | bound)
+                Some(c - (1 << 8))
             }
         });
-        if let Ok(old) = update {
-            if (old >> 8) == 1 && (old & MAX_BOUND) % 2 == 0 && (old & MAX_BOUND) <= level {
-                *resolved += 1;
-            }
+        if update.is_ok_and(settles) {
+            *resolved += 1;
         }
     }
 }
