@@ -172,14 +172,9 @@ pub fn solve_movement(
     for &(a, b) in sectors {
         for us in subsets(n, a, 0) {
             for them in subsets(n, b, us) {
-                let mut cells = vec![0u8; n];
-                for p in 0..n {
-                    if us >> p & 1 == 1 {
-                        cells[p] = 1;
-                    } else if them >> p & 1 == 1 {
-                        cells[p] = 2;
-                    }
-                }
+                let cells = (0..n)
+                    .map(|p| (us >> p & 1) as u8 + 2 * (them >> p & 1) as u8)
+                    .collect();
                 states.push(State {
                     cells,
                     hand: [0, 0],
