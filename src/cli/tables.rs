@@ -366,6 +366,35 @@ pub fn bench(
     Ok(())
 }
 
+/// Nanoseconds per `index` call on the largest movement sector, over the
+/// canonical positions of a spread of indices and their symmetric images.
+fn index_speed(out: &mut dyn Write, variant: &'static Variant) -> Result<()> {
+    let (a, b) = (variant.men as usize - 1, variant.men as usize - 1);
+    let index = SectorIndex::of(variant.board, a, b);
+    let step = (index.size() / 100_000).max(1);
+    let mut samples = Vec::new();
+    let mut i = 0;
+    while i < index.size() {
+        let (us, them) = index.men(i);
+        for s in variant.board.symmetries() {
+            samples.push((s.apply(us), s.apply(them)));
+        }
+        i += step;
+    }
+    let started = Instant::now();
+    let mut checksum = 0u64;
+    for &(us, them) in &samples {
+        checksum = checksum.wrapping_add(index.index(us, them));
+    }
+    let ns = started.elapsed().as_nanos() as f64 / samples.len() as f64;
+    writeln!(
+        out,
+        "index: {ns:.1} ns per position on sector {a}-{b} ({} calls, one thread; checksum {checksum})",
+        samples.len()
+    )?;
+    Ok(())
+}
+
 fn movement_positions(variant: &'static Variant) -> u64 {
     SectorGraph::reachable(variant)
         .sectors()

@@ -58,6 +58,8 @@ pub struct SolveSummary {
     pub elapsed: Duration,
     /// Per solved sector: positions and seconds of its unit.
     pub sectors: Vec<(SectorKey, u64, Duration)>,
+    /// Per solved unit: its sectors, positions and seconds.
+    pub units: Vec<(Vec<SectorKey>, u64, Duration)>,
 }
 
 /// Solves the selected sectors and their dependencies into `options.db`,
@@ -143,6 +145,7 @@ pub fn solve(
         for s in unit {
             summary.sectors.push((*s, size(s), elapsed));
         }
+        summary.units.push((unit.clone(), positions, elapsed));
         summary.units_solved += 1;
         summary.positions_solved += positions;
         on_event(SolveEvent::UnitDone {
