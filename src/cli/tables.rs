@@ -292,6 +292,7 @@ pub fn bench(
     max_men: u32,
     threads: usize,
 ) -> Result<()> {
+    index_speed(out, variant)?;
     let dir = tempfile_dir()?;
     let started = Instant::now();
     let summary = solve(
@@ -306,14 +307,14 @@ pub fn bench(
     writeln!(out, "machine: {} threads used, {}", threads, cpu_name())?;
     writeln!(
         out,
-        "{:<8} {:>12} {:>10} {:>14}",
-        "sector", "positions", "seconds", "positions/s"
+        "{:<12} {:>12} {:>10} {:>14}",
+        "unit", "positions", "seconds", "positions/s"
     )?;
-    for (s, n, t) in &summary.sectors {
+    for (unit, n, t) in &summary.units {
         writeln!(
             out,
-            "{:<8} {n:>12} {:>10.3} {:>14.0}",
-            s.to_string(),
+            "{:<12} {n:>12} {:>10.3} {:>14.0}",
+            names(unit),
             t.as_secs_f64(),
             *n as f64 / t.as_secs_f64().max(1e-9)
         )?;
