@@ -169,55 +169,33 @@ fn write(
             tablebase.path(sector.sector).display()
         ))
     };
-    let mut overflow = Vec::new();
-    let mut bytes = vec![0u8; 1 << 20];
-    let header = Header::new(variant, sector.sector, sector.len());
     let positions = sector.len();
+    // Distances too long for a byte go to the overflow table (rare).
+    let overflow: Vec<(u64, u32)> = (0..positions)
+        .filter_map(|i| {
+            let value = sector.value(i);
+            (value.to_byte() == ESCAPE_BYTE).then(|| (i, value.plies().unwrap_or(0) as u32))
+        })
+        .collect();
+    let mut bytes = vec![0u8; 1 << 20];
     write_sector(
         tablebase.dir(),
-        header,
+        Header::new(variant, sector.sector, positions),
         |sink| {
             let mut start = 0u64;
             while start < positions {
                 let end = (start + bytes.len() as u64).min(positions);
                 for i in start..end {
-                    let value = sector.value(i);
-                    let byte = value.to_byte();
-                    if byte == ESCAPE_BYTE {
-                        overflow.push((i, value.plies().unwrap_or(0) as u32));
-                    }
-                    bytes[(i - start) as usize] = byte;
+                    bytes[(i - start) as usize] = sector.value(i).to_byte();
                 }
                 sink(&bytes[..(end - start) as usize])?;
                 start = end;
             }
             Ok(())
         },
-        &[],
+        &overflow,
     )
     .map_err(io)?;
-    if !overflow.is_empty() {
-        // Rare: rewrite with the overflow table now that it is known.
-        let header = Header::new(variant, sector.sector, positions);
-        write_sector(
-            tablebase.dir(),
-            header,
-            |sink| {
-                let mut start = 0u64;
-                while start < positions {
-                    let end = (start + bytes.len() as u64).min(positions);
-                    for i in start..end {
-                        bytes[(i - start) as usize] = sector.value(i).to_byte();
-                    }
-                    sink(&bytes[..(end - start) as usize])?;
-                    start = end;
-                }
-                Ok(())
-            },
-            &overflow,
-        )
-        .map_err(io)?;
-    }
     tablebase.forget(sector.sector);
     Ok(())
 }
