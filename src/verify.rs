@@ -44,12 +44,8 @@ pub fn verify_sector(
     sector: SectorKey,
     limit: usize,
 ) -> Result<(Vec<Mismatch>, u64), ProbeError> {
+    tablebase.verify_checksum(sector)?;
     let file = tablebase.sector(sector)?;
-    file.verify_checksum()
-        .map_err(|source| ProbeError::Corrupted {
-            path: tablebase.path(sector),
-            source,
-        })?;
     let variant = tablebase.variant();
     let index = SectorIndex::of(
         variant.board,

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::db::{SectorFile, Tablebase, Value, file_name};
+use crate::db::{Tablebase, Value, file_name};
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::Variant;
 use crate::solve::{Selection, SolveEvent, SolveOptions, SolveSummary, UnitEvent, solve};
@@ -363,7 +363,6 @@ pub fn bench(
         movement_positions(variant) as f64 / rate / 3600.0
     )?;
     let _ = std::fs::remove_dir_all(&dir);
-    let _ = SectorFile::open;
     Ok(())
 }
 

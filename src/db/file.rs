@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 
 use super::format::{FormatError, HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
-use super::value::{ESCAPE_BYTE, Value};
+use super::value::Value;
 use crate::index::SectorKey;
 
 /// File name of a sector's database.
@@ -159,18 +159,5 @@ impl SectorFile {
         Err(FormatError::Header(
             "escaped value missing from the overflow table",
         ))
-    }
-
-    /// Every escaped `(index, plies)`.
-    pub fn overflow(&self) -> Vec<(u64, u32)> {
-        let table = self.overflow_table();
-        (0..table.len() / OVERFLOW_ENTRY_LEN)
-            .map(|i| overflow_entry(table, i))
-            .collect()
-    }
-
-    /// Count of positions whose byte is `ESCAPE_BYTE`.
-    pub fn escaped(&self) -> usize {
-        self.bytes().iter().filter(|&&b| b == ESCAPE_BYTE).count()
     }
 }

@@ -188,6 +188,19 @@ impl Tablebase {
         Ok(file)
     }
 
+    /// Checks a sector file's checksum over its whole body.
+    ///
+    /// # Errors
+    /// A missing, foreign or damaged file.
+    pub fn verify_checksum(&self, sector: SectorKey) -> Result<(), ProbeError> {
+        self.sector(sector)?
+            .verify_checksum()
+            .map_err(|source| ProbeError::Corrupted {
+                path: self.path(sector),
+                source,
+            })
+    }
+
     /// The value of any position of the variant, from the side to move.
     ///
     /// # Errors

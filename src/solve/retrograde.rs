@@ -68,6 +68,16 @@ struct Part<'a> {
     cells: &'a [AtomicU16],
 }
 
+impl Part<'_> {
+    /// The sector's indices in chunks, as parallel work items.
+    fn chunks(&self) -> impl ParallelIterator<Item = std::ops::Range<u64>> + '_ {
+        let size = self.index.size();
+        (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(move |c| c * CHUNK..((c + 1) * CHUNK).min(size))
+    }
+}
+
 /// Solves the sectors of `unit`, reading every other sector from `tablebase`.
 ///
 /// # Errors
@@ -111,36 +121,31 @@ pub fn solve_unit(
     // Initialisation: count children inside the unit, value those outside.
     let max_level = AtomicU64::new(0);
     for part in &parts {
-        let chunks = part.index.size().div_ceil(CHUNK);
-        (0..chunks)
-            .into_par_iter()
-            .try_for_each_init(Vec::new, |inside, chunk| {
-                let start = chunk * CHUNK;
-                let end = (start + CHUNK).min(part.index.size());
-                let mut result = Ok(());
-                part.index.for_each_in(start..end, |i, us, them| {
-                    if result.is_err() {
-                        return;
-                    }
-                    let pos =
-                        Position::from_sides(us, part.sector.us_hand, them, part.sector.them_hand);
-                    match initial_cell(variant, &pos, tablebase, &part_of, &parts, inside) {
-                        Ok(cell) => {
-                            let level = if cell & RESOLVED != 0 {
-                                cell & !RESOLVED
-                            } else {
-                                cell & MAX_BOUND
-                            };
-                            if level != DRAW {
-                                max_level.fetch_max(level as u64, Ordering::Relaxed);
-                            }
-                            part.cells[i as usize].store(cell, Ordering::Relaxed);
+        part.chunks().try_for_each_init(Vec::new, |inside, chunk| {
+            let mut result = Ok(());
+            part.index.for_each_in(chunk, |i, us, them| {
+                if result.is_err() {
+                    return;
+                }
+                let pos =
+                    Position::from_sides(us, part.sector.us_hand, them, part.sector.them_hand);
+                match initial_cell(variant, &pos, tablebase, &part_of, &parts, inside) {
+                    Ok(cell) => {
+                        let level = if cell & RESOLVED != 0 {
+                            cell & !RESOLVED
+                        } else {
+                            cell & MAX_BOUND
+                        };
+                        if level != DRAW {
+                            max_level.fetch_max(level as u64, Ordering::Relaxed);
                         }
-                        Err(e) => result = Err(e),
+                        part.cells[i as usize].store(cell, Ordering::Relaxed);
                     }
-                });
-                result
-            })?;
+                    Err(e) => result = Err(e),
+                }
+            });
+            result
+        })?;
     }
     on_event(UnitEvent::Initialised {
         positions: parts.iter().map(|p| p.index.size()).sum(),
@@ -153,30 +158,23 @@ pub fn solve_unit(
     loop {
         let resolved_now = AtomicU64::new(0);
         for part in &parts {
-            let chunks = part.index.size().div_ceil(CHUNK);
-            (0..chunks)
-                .into_par_iter()
-                .for_each_init(Vec::new, |preds, chunk| {
-                    let start = chunk * CHUNK;
-                    let end = (start + CHUNK).min(part.index.size());
-                    let mut count = 0;
-                    for i in start..end {
-                        let cell = part.cells[i as usize].load(Ordering::Relaxed);
-                        if cell & RESOLVED != 0 {
-                            if level > 0 && cell & !RESOLVED == level - 1 {
-                                propagate(
-                                    variant, part, i, level, &parts, &part_of, preds, &mut count,
-                                );
-                            }
-                        } else if cell & MAX_BOUND == level
-                            && (level % 2 == 1 || cell >> 8 == 0)
-                            && settle(&part.cells[i as usize], level)
-                        {
-                            count += 1;
+            part.chunks().for_each_init(Vec::new, |preds, chunk| {
+                let mut count = 0;
+                for i in chunk {
+                    let cell = part.cells[i as usize].load(Ordering::Relaxed);
+                    if cell & RESOLVED != 0 {
+                        if level > 0 && cell & !RESOLVED == level - 1 {
+                            propagate(variant, part, i, level, &parts, &part_of, preds, &mut count);
                         }
+                    } else if cell & MAX_BOUND == level
+                        && (level % 2 == 1 || cell >> 8 == 0)
+                        && settle(&part.cells[i as usize], level)
+                    {
+                        count += 1;
                     }
-                    resolved_now.fetch_add(count, Ordering::Relaxed);
-                });
+                }
+                resolved_now.fetch_add(count, Ordering::Relaxed);
+            });
         }
         let resolved = resolved_now.into_inner();
         on_event(UnitEvent::Level {
@@ -229,15 +227,13 @@ fn initial_cell(
             inside.push((k, parts[k].index.index(child.us(), child.them())));
             return;
         }
-        let value = if child.total(child.to_move) < 3 {
-            Value::Loss(0)
-        } else {
-            match tablebase.value(&child) {
-                Ok(v) => v,
-                Err(e) => {
-                    error = Some(e);
-                    return;
-                }
+        // A child whose mover is down to two men needs no file: the
+        // tablebase answers it as a loss in 0.
+        let value = match tablebase.value(&child) {
+            Ok(v) => v,
+            Err(e) => {
+                error = Some(e);
+                return;
             }
         };
         match value.from_parent() {

@@ -117,12 +117,7 @@ pub fn solve(
         if is_done(unit) {
             for &s in unit {
                 // A finished file is never rewritten, but a damaged one is reported.
-                let file = tablebase.sector(s)?;
-                file.verify_checksum()
-                    .map_err(|source| ProbeError::Corrupted {
-                        path: tablebase.path(s),
-                        source,
-                    })?;
+                tablebase.verify_checksum(s)?;
             }
             on_event(SolveEvent::Skipped { sectors: unit });
             continue;

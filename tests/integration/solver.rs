@@ -171,3 +171,29 @@ fn a_folder_of_another_variant_is_refused() {
     .unwrap();
     assert!(err.to_string().contains("holds a six database"), "{err}");
 }
+
+#[test]
+fn distances_too_long_for_a_byte_are_read_from_the_overflow_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = morris::db::Header::new(Variant::standard(), SectorKey::movement(3, 3), 4);
+    let body = [1u8, 254, 255, 254];
+    let path = morris::db::write_sector(
+        dir.path(),
+        header,
+        |sink| sink(&body),
+        &[(1, 301), (3, 300)],
+    )
+    .unwrap();
+    let file = morris::db::SectorFile::open(&path).unwrap();
+    file.verify_checksum().unwrap();
+    let values: Vec<Value> = (0..4).map(|i| file.value(i).unwrap()).collect();
+    assert_eq!(
+        values,
+        [
+            Value::Win(1),
+            Value::Win(301),
+            Value::Draw,
+            Value::Loss(300)
+        ]
+    );
+}
