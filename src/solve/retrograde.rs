@@ -120,6 +120,7 @@ pub fn solve_unit(
 
     // Initialisation: count children inside the unit, value those outside.
     let max_level = AtomicU64::new(0);
+    let unresolved = AtomicU64::new(0);
     for part in &parts {
         part.chunks().try_for_each_init(Vec::new, |inside, chunk| {
             let mut result = Ok(());
@@ -134,6 +135,7 @@ pub fn solve_unit(
                         let level = if cell & RESOLVED != 0 {
                             cell & !RESOLVED
                         } else {
+                            unresolved.fetch_add(1, Ordering::Relaxed);
                             cell & MAX_BOUND
                         };
                         if level != DRAW {
@@ -152,10 +154,11 @@ pub fn solve_unit(
     });
 
     // Levels: at level L, positions resolved at L - 1 pass their result to
-    // their predecessors, and positions whose bound is L settle.
+    // their predecessors, and positions whose bound is L settle. A unit
+    // without moves inside it (a placement sector) is complete already.
     let max_level = max_level.into_inner() as u16;
     let mut level: u16 = 0;
-    loop {
+    while unresolved.load(Ordering::Relaxed) > 0 {
         let resolved_now = AtomicU64::new(0);
         for part in &parts {
             part.chunks().for_each_init(Vec::new, |preds, chunk| {
@@ -177,6 +180,7 @@ pub fn solve_unit(
             });
         }
         let resolved = resolved_now.into_inner();
+        unresolved.fetch_sub(resolved, Ordering::Relaxed);
         on_event(UnitEvent::Level {
             plies: level,
             resolved,

@@ -4,12 +4,18 @@
 //! no symmetry, no unmoves.
 
 use morris::{RemovalRule, Variant};
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+/// Points of the largest board.
+const POINTS: usize = 24;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct State {
-    /// 0 empty, 1 the side to move, 2 the other side.
-    pub cells: Vec<u8>,
+    /// 0 empty, 1 the side to move, 2 the other side; points past the
+    /// board's last stay 0.
+    pub cells: [u8; POINTS],
     pub hand: [u8; 2],
 }
 
@@ -45,7 +51,14 @@ impl Naive {
         }
     }
 
-    fn count(&self, s: &State, side: u8) -> usize {
+    /// Morabaraba's full board after placing: drawn, no moves.
+    pub fn full_board_draw(&self, s: &State) -> bool {
+        self.variant.full_board_draw
+            && s.hand == [0, 0]
+            && s.cells[..self.variant.board.len()].iter().all(|&c| c != 0)
+    }
+
+    pub fn count(&self, s: &State, side: u8) -> usize {
         s.cells.iter().filter(|&&c| c == side).count() + s.hand[(side - 1) as usize] as usize
     }
 
@@ -59,18 +72,18 @@ impl Naive {
     /// Every child position, with the side to move swapped back to 1.
     pub fn children(&self, s: &State) -> Vec<State> {
         let v = self.variant;
-        let n = s.cells.len();
+        let n = v.board.len();
         if self.count(s, 1) < 3 || self.count(s, 2) < 3 {
             return vec![];
         }
-        if v.full_board_draw && s.hand == [0, 0] && s.cells.iter().all(|&c| c != 0) {
+        if self.full_board_draw(s) {
             return vec![];
         }
-        let mut raw: Vec<(Vec<u8>, u8, usize)> = Vec::new(); // cells after, hand after, target
+        let mut raw: Vec<([u8; POINTS], u8, usize)> = Vec::new(); // cells after, hand after, target
         if s.hand[0] > 0 {
             for to in 0..n {
                 if s.cells[to] == 0 {
-                    let mut c = s.cells.clone();
+                    let mut c = s.cells;
                     c[to] = 1;
                     raw.push((c, s.hand[0] - 1, to));
                 }
@@ -84,7 +97,7 @@ impl Naive {
                 }
                 for to in 0..n {
                     if s.cells[to] == 0 && (flying || self.adjacent[from].contains(&to)) {
-                        let mut c = s.cells.clone();
+                        let mut c = s.cells;
                         c[from] = 0;
                         c[to] = 1;
                         raw.push((c, s.hand[0], to));
@@ -94,7 +107,7 @@ impl Naive {
         }
         let mut out = Vec::new();
         for (cells, hand, to) in raw {
-            let mut variants = vec![cells.clone()];
+            let mut variants = vec![cells];
             if self.in_mill(&cells, to) {
                 let theirs: Vec<usize> = (0..n).filter(|&p| cells[p] == 2).collect();
                 let free: Vec<usize> = theirs
@@ -110,7 +123,7 @@ impl Naive {
                     variants = takeable
                         .iter()
                         .map(|&r| {
-                            let mut c = cells.clone();
+                            let mut c = cells;
                             c[r] = 0;
                             c
                         })
@@ -119,7 +132,7 @@ impl Naive {
             }
             for c in variants {
                 out.push(State {
-                    cells: c.iter().map(|&x| [0, 2, 1][x as usize]).collect(),
+                    cells: c.map(|x| [0, 2, 1][x as usize]),
                     hand: [s.hand[1], hand],
                 });
             }
@@ -137,21 +150,31 @@ impl Naive {
             .sum()
     }
 
+    /// A naive state as a position of the library.
+    pub fn position(&self, s: &State) -> morris::Position {
+        let side = |c: u8| {
+            (0..self.variant.board.len())
+                .filter(|&p| s.cells[p] == c)
+                .fold(morris::Bitboard::EMPTY, |b, p| b.with(p as u8))
+        };
+        morris::Position::from_sides(side(1), s.hand[0], side(2), s.hand[1])
+    }
+
     /// A position of the library as a naive state (side to move = 1).
     pub fn state(&self, pos: &morris::Position) -> State {
-        let n = self.variant.board.len();
+        let mut cells = [0; POINTS];
+        for (p, cell) in cells.iter_mut().enumerate().take(self.variant.board.len()) {
+            let p = p as u8;
+            *cell = if pos.us().contains(p) {
+                1
+            } else if pos.them().contains(p) {
+                2
+            } else {
+                0
+            };
+        }
         State {
-            cells: (0..n as u8)
-                .map(|p| {
-                    if pos.us().contains(p) {
-                        1
-                    } else if pos.them().contains(p) {
-                        2
-                    } else {
-                        0
-                    }
-                })
-                .collect(),
+            cells,
             hand: [pos.us_hand(), pos.them_hand()],
         }
     }
@@ -160,29 +183,44 @@ impl Naive {
 /// Value as (kind, plies): kind 1 win, -1 loss, 0 draw.
 pub type NaiveValue = (i8, u16);
 
-/// Values of every position of the given board counts (no men in hand) by
-/// plain iteration: round k settles exactly the positions decided in k plies.
-/// Children outside the set must be terminal (fewer than three men).
-pub fn solve_movement(
-    naive: &Naive,
-    sectors: &[(usize, usize)],
-) -> std::collections::HashMap<State, NaiveValue> {
+/// Men on board and in hand: (us, us in hand, them, them in hand).
+pub type Sector = (usize, u8, usize, u8);
+
+/// The naive solver's values of a set of positions.
+pub struct Solution {
+    pub states: Vec<State>,
+    pub values: Vec<NaiveValue>,
+    position: HashMap<u64, u32>,
+}
+
+impl Solution {
+    pub fn get(&self, s: &State) -> NaiveValue {
+        self.values[self.position[&key(s)] as usize]
+    }
+}
+
+/// Values of every position of the given sectors by plain iteration: round
+/// k settles exactly the positions decided in k plies, looking only at the
+/// parents of positions settled in round k - 1 (no other can change).
+/// Children outside the set must be terminal (a side below three men).
+pub fn solve_sectors(naive: &Naive, sectors: &[Sector]) -> Solution {
     let n = naive.variant.board.len();
     let mut states = Vec::new();
-    for &(a, b) in sectors {
+    for &(a, ha, b, hb) in sectors {
         for us in subsets(n, a, 0) {
             for them in subsets(n, b, us) {
-                let cells = (0..n)
-                    .map(|p| (us >> p & 1) as u8 + 2 * (them >> p & 1) as u8)
-                    .collect();
+                let mut cells = [0; POINTS];
+                for (p, cell) in cells.iter_mut().enumerate().take(n) {
+                    *cell = (us >> p & 1) as u8 + 2 * (them >> p & 1) as u8;
+                }
                 states.push(State {
                     cells,
-                    hand: [0, 0],
+                    hand: [ha, hb],
                 });
             }
         }
     }
-    let position: std::collections::HashMap<u64, u32> = states
+    let position: HashMap<u64, u32> = states
         .iter()
         .enumerate()
         .map(|(i, s)| (key(s), i as u32))
@@ -204,19 +242,32 @@ pub fn solve_movement(
                 .collect()
         })
         .collect();
-    let mut value: Vec<Option<NaiveValue>> = vec![None; states.len()];
+    let mut parents: Vec<Vec<u32>> = vec![Vec::new(); states.len()];
+    for (i, kids) in children.iter().enumerate() {
+        for &k in kids {
+            if k != TERMINAL {
+                parents[k as usize].push(i as u32);
+            }
+        }
+    }
+    let mut value: Vec<Option<NaiveValue>> = states
+        .iter()
+        .map(|s| naive.full_board_draw(s).then_some((0, 0)))
+        .collect();
+    // Rounds 0 and 1 look at every position (a terminal child is a loss in
+    // 0 without being a state); later rounds at the parents of the last.
+    let everything: Vec<u32> = (0..states.len() as u32).collect();
+    let mut candidates = everything.clone();
     let mut round: u16 = 0;
-    loop {
-        let next: Vec<Option<NaiveValue>> = (0..states.len())
-            .into_par_iter()
-            .map(|i| {
+    while !candidates.is_empty() {
+        let settled: Vec<(u32, NaiveValue)> = candidates
+            .par_iter()
+            .filter_map(|&i| {
+                let i = i as usize;
                 if value[i].is_some() {
-                    return value[i];
+                    return None;
                 }
                 let kids = &children[i];
-                if kids.is_empty() {
-                    return (round == 0).then_some((-1, 0));
-                }
                 let child = |&k: &u32| {
                     if k == TERMINAL {
                         Some((-1i8, 0u16))
@@ -224,40 +275,67 @@ pub fn solve_movement(
                         value[k as usize]
                     }
                 };
-                // A win in `round`: some child lost in round - 1.
-                if kids
+                let decided = if kids.is_empty() {
+                    (round == 0).then_some((-1, 0))
+                } else if kids
                     .iter()
                     .any(|k| child(k) == Some((-1, round.wrapping_sub(1))))
                 {
-                    return Some((1, round));
-                }
-                // A loss in `round`: every child won, the longest in round - 1.
-                if round > 0
+                    // A win in `round`: some child lost in round - 1.
+                    Some((1, round))
+                } else if round > 0
                     && kids.iter().all(|k| matches!(child(k), Some((1, _))))
                     && kids.iter().any(|k| child(k) == Some((1, round - 1)))
                 {
-                    return Some((-1, round));
-                }
-                None
+                    // A loss in `round`: every child won, the longest in round - 1.
+                    Some((-1, round))
+                } else {
+                    None
+                };
+                decided.map(|v| (i as u32, v))
             })
             .collect();
-        let changed = next != value;
-        value = next;
-        if !changed && round > 2 && value.iter().all(|v| v.is_none_or(|(_, p)| p < round)) {
-            break;
+        for &(i, v) in &settled {
+            value[i as usize] = Some(v);
         }
+        let mut next: Vec<u32> = settled
+            .iter()
+            .flat_map(|&(i, _)| parents[i as usize].iter().copied())
+            .collect();
+        next.sort_unstable();
+        next.dedup();
+        candidates = if round == 0 { everything.clone() } else { next };
         round += 1;
     }
-    states
-        .into_iter()
-        .zip(value)
-        .map(|(s, v)| (s, v.unwrap_or((0, 0))))
-        .collect()
+    Solution {
+        states,
+        values: value.into_iter().map(|v| v.unwrap_or((0, 0))).collect(),
+        position,
+    }
 }
 
-/// The men of a state as one number (no men in hand).
+/// The value of a position from its children's values, as RULES.md defines
+/// it: the fastest win, else a draw, else the slowest loss; no move loses.
+pub fn best_of(children: impl IntoIterator<Item = NaiveValue>) -> NaiveValue {
+    let (mut win, mut draw, mut loss): (Option<u16>, bool, Option<u16>) = (None, false, None);
+    for (kind, plies) in children {
+        match kind {
+            -1 => win = Some(win.map_or(plies + 1, |w| w.min(plies + 1))),
+            0 => draw = true,
+            _ => loss = Some(loss.map_or(plies + 1, |l| l.max(plies + 1))),
+        }
+    }
+    match (win, draw, loss) {
+        (Some(w), _, _) => (1, w),
+        (None, true, _) => (0, 0),
+        (None, false, Some(l)) => (-1, l),
+        (None, false, None) => (-1, 0),
+    }
+}
+
+/// The men and hands of a state as one number.
 fn key(s: &State) -> u64 {
-    let mut k = 0u64;
+    let mut k = (s.hand[0] as u64) << 24 | (s.hand[1] as u64) << 56;
     for (p, &c) in s.cells.iter().enumerate() {
         if c == 1 {
             k |= 1 << p;
