@@ -51,6 +51,21 @@ fn colex_rank(set: Bitboard, free: Bitboard) -> u64 {
     rank
 }
 
+/// Colex rank of `set` among the subsets of its size of all points: the
+/// special case of [`colex_rank`] with every point free.
+#[inline]
+fn combination_rank(set: Bitboard) -> u64 {
+    let mut rank = 0;
+    let mut bits = set.0;
+    let mut k = 1;
+    while bits != 0 {
+        rank += BINOMIAL[bits.trailing_zeros() as usize][k];
+        k += 1;
+        bits &= bits - 1;
+    }
+    rank
+}
+
 /// The subset of `free` with `count` points and colex rank `rank`.
 #[inline]
 fn colex_unrank(mut rank: u64, count: usize, free: Bitboard) -> Bitboard {
@@ -74,8 +89,10 @@ fn colex_unrank(mut rank: u64, count: usize, free: Bitboard) -> Bitboard {
 /// maps it onto the class representative.
 pub struct SetClasses {
     symmetries: Vec<Symmetry>,
-    /// `class << 4 | symmetry` for every subset of the board.
-    class_of: Vec<u32>,
+    /// For each size, `class << 4 | symmetry` for every subset of the board of
+    /// that size, by its combination rank. One size's table is what a sector
+    /// touches: a few MiB, where one table over all subsets would be 64 MiB.
+    class_of: Vec<Vec<u32>>,
     /// Representatives (the least image) of the classes of each size, ascending.
     representatives: Vec<Vec<Bitboard>>,
     /// For each size and class, the symmetries that fix the representative (bit mask).
@@ -109,14 +126,19 @@ impl SetClasses {
         for m in reps {
             representatives[m.count_ones() as usize].push(Bitboard(m));
         }
-        let class_of: Vec<u32> = (0..=all)
-            .into_par_iter()
-            .map(|m| {
-                let (rep, sym) = canonical(m);
-                let class = representatives[m.count_ones() as usize]
-                    .binary_search(&Bitboard(rep))
-                    .expect("every set has a representative");
-                (class as u32) << 4 | sym
+        let class_of: Vec<Vec<u32>> = (0..=n)
+            .map(|size| {
+                (0..binomial(n, size))
+                    .into_par_iter()
+                    .map(|rank| {
+                        let m = compress_unrank(rank, size);
+                        let (rep, sym) = canonical(m);
+                        let class = representatives[size]
+                            .binary_search(&Bitboard(rep))
+                            .expect("every set has a representative");
+                        (class as u32) << 4 | sym
+                    })
+                    .collect()
             })
             .collect();
         let stabilizers = representatives
@@ -171,8 +193,51 @@ pub struct SectorIndex {
     /// First index of each `us` class, and the total size last.
     offsets: Vec<u64>,
     /// For `us` classes with a symmetric representative: the canonical colex
-    /// ranks of the other side's men, ascending.
-    symmetric: Vec<Option<Box<[u32]>>>,
+    /// ranks of the other side's men.
+    symmetric: Vec<Option<CanonicalRanks>>,
+}
+
+/// The canonical ranks of one symmetric class: ascending (index to rank), and
+/// as a bitmap with counts before each word (rank to index in one lookup).
+struct CanonicalRanks {
+    ascending: Box<[u32]>,
+    blocks: Box<[RankBlock]>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct RankBlock {
+    bits: u64,
+    before: u64,
+}
+
+impl CanonicalRanks {
+    fn new(ascending: Vec<u32>, plain: u64) -> CanonicalRanks {
+        let mut blocks = vec![RankBlock::default(); plain.div_ceil(64) as usize];
+        for &r in &ascending {
+            blocks[r as usize / 64].bits |= 1 << (r % 64);
+        }
+        let mut before = 0;
+        for b in &mut blocks {
+            b.before = before;
+            before += b.bits.count_ones() as u64;
+        }
+        CanonicalRanks {
+            ascending: ascending.into_boxed_slice(),
+            blocks: blocks.into_boxed_slice(),
+        }
+    }
+
+    /// The position of a canonical rank among the canonical ranks.
+    #[inline]
+    fn position(&self, rank: u64) -> u64 {
+        let block = self.blocks[(rank / 64) as usize];
+        debug_assert!(block.bits >> (rank % 64) & 1 == 1, "rank is canonical");
+        block.before + (block.bits & ((1u64 << (rank % 64)) - 1)).count_ones() as u64
+    }
+
+    fn len(&self) -> u64 {
+        self.ascending.len() as u64
+    }
 }
 
 impl SectorIndex {
@@ -202,7 +267,7 @@ impl SectorIndex {
         let plain = binomial(free_count, them);
         let reps = &classes.representatives[us];
         let stabs = &classes.stabilizers[us];
-        let symmetric: Vec<Option<Box<[u32]>>> = (0..reps.len())
+        let symmetric: Vec<Option<CanonicalRanks>> = (0..reps.len())
             .into_par_iter()
             .map(|c| {
                 if stabs[c] == 1 {
@@ -220,14 +285,14 @@ impl SectorIndex {
                     }
                     compressed = next_combination(compressed);
                 }
-                Some(ranks.into_boxed_slice())
+                Some(CanonicalRanks::new(ranks, plain))
             })
             .collect();
         let mut offsets = Vec::with_capacity(reps.len() + 1);
         let mut total = 0u64;
         for table in &symmetric {
             offsets.push(total);
-            total += table.as_ref().map_or(plain, |t| t.len() as u64);
+            total += table.as_ref().map_or(plain, CanonicalRanks::len);
         }
         offsets.push(total);
         SectorIndex {
@@ -287,7 +352,7 @@ impl SectorIndex {
         debug_assert_eq!(us.count() as usize, self.us);
         debug_assert_eq!(them.count() as usize, self.them);
         debug_assert!((us & them).is_empty());
-        let entry = self.classes.class_of[us.0 as usize];
+        let entry = self.classes.class_of[self.us][combination_rank(us) as usize];
         let class = entry >> 4;
         let sym = &self.classes.symmetries[(entry & 15) as usize];
         let rep = self.classes.representatives[self.us][class as usize];
@@ -305,10 +370,7 @@ impl SectorIndex {
         let table = self.symmetric[class as usize]
             .as_ref()
             .expect("symmetric class");
-        offset
-            + table
-                .binary_search(&(rank as u32))
-                .expect("canonical ranks are listed") as u64
+        offset + table.position(rank)
     }
 
     /// The index of a position (whose side to move has this index's counts).
@@ -332,7 +394,7 @@ impl SectorIndex {
         let rep = self.classes.representatives[self.us][class];
         let rank = match &self.symmetric[class] {
             None => local,
-            Some(table) => table[local as usize] as u64,
+            Some(table) => table.ascending[local as usize] as u64,
         };
         (rep, colex_unrank(rank, self.them, self.board_mask & !rep))
     }
@@ -367,7 +429,7 @@ impl SectorIndex {
             let local = index - self.offsets[class];
             match &self.symmetric[class] {
                 Some(table) => {
-                    for (i, &rank) in table
+                    for (i, &rank) in table.ascending
                         [local as usize..(class_end - self.offsets[class]) as usize]
                         .iter()
                         .enumerate()

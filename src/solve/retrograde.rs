@@ -11,11 +11,12 @@
 //!   the unit give: odd for a win through them, even for the loss that
 //!   follows if every child inside the unit turns out won.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::db::{ProbeError, Tablebase, Value};
+use crate::db::{ProbeError, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey};
 use crate::rules::{Position, Variant};
 
@@ -64,7 +65,7 @@ pub enum UnitEvent {
 
 struct Part<'a> {
     sector: SectorKey,
-    index: std::sync::Arc<SectorIndex>,
+    index: Arc<SectorIndex>,
     cells: &'a [AtomicU16],
 }
 
@@ -75,6 +76,59 @@ impl Part<'_> {
         (0..size.div_ceil(CHUNK))
             .into_par_iter()
             .map(move |c| c * CHUNK..((c + 1) * CHUNK).min(size))
+    }
+}
+
+/// The finished sectors that moves leaving a unit lead to, mapped once with
+/// their indices, so the inner loop takes no lock.
+struct Exits<'a> {
+    tablebase: &'a Tablebase,
+    sectors: Vec<(SectorKey, Arc<SectorIndex>, Arc<SectorFile>)>,
+}
+
+impl<'a> Exits<'a> {
+    fn new(
+        variant: &'static Variant,
+        unit: &[SectorKey],
+        tablebase: &'a Tablebase,
+    ) -> Result<Exits<'a>, ProbeError> {
+        let mut keys: Vec<SectorKey> = unit
+            .iter()
+            .flat_map(|s| s.successors(variant))
+            .filter(|s| !unit.contains(s) && tablebase.has_sector(*s))
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        let sectors = keys
+            .into_iter()
+            .map(|s| {
+                let index = SectorIndex::of(variant.board, s.us_board as usize, s.them_board as usize);
+                Ok((s, index, tablebase.sector(s)?))
+            })
+            .collect::<Result<_, ProbeError>>()?;
+        Ok(Exits {
+            tablebase,
+            sectors,
+        })
+    }
+
+    /// The value of a child outside the unit, for its side to move.
+    #[inline]
+    fn value(&self, child: &Position) -> Result<Value, ProbeError> {
+        if child.total(child.to_move) < 3 {
+            return Ok(Value::Loss(0));
+        }
+        let key = SectorKey::of(child);
+        match self.sectors.iter().find(|(s, _, _)| *s == key) {
+            Some((_, index, file)) => file
+                .value(index.index(child.us(), child.them()))
+                .map_err(|source| ProbeError::Corrupted {
+                    path: self.tablebase.path(key),
+                    source,
+                }),
+            // Missing files and game ends: the tablebase explains or answers.
+            None => self.tablebase.value(child),
+        }
     }
 }
 
@@ -117,6 +171,7 @@ pub fn solve_unit(
         })
         .collect();
     let part_of = |sector: SectorKey| parts.iter().position(|p| p.sector == sector);
+    let exits = Exits::new(variant, unit, tablebase)?;
 
     // Initialisation: count children inside the unit, value those outside.
     let max_level = AtomicU64::new(0);
@@ -130,7 +185,7 @@ pub fn solve_unit(
                 }
                 let pos =
                     Position::from_sides(us, part.sector.us_hand, them, part.sector.them_hand);
-                match initial_cell(variant, &pos, tablebase, &part_of, &parts, inside) {
+                match initial_cell(variant, &pos, &exits, &part_of, &parts, inside) {
                     Ok(cell) => {
                         let level = if cell & RESOLVED != 0 {
                             cell & !RESOLVED
@@ -209,7 +264,7 @@ pub fn solve_unit(
 fn initial_cell(
     variant: &'static Variant,
     pos: &Position,
-    tablebase: &Tablebase,
+    exits: &Exits,
     part_of: &impl Fn(SectorKey) -> Option<usize>,
     parts: &[Part],
     inside: &mut Vec<(usize, u64)>,
@@ -231,9 +286,7 @@ fn initial_cell(
             inside.push((k, parts[k].index.index(child.us(), child.them())));
             return;
         }
-        // A child whose mover is down to two men needs no file: the
-        // tablebase answers it as a loss in 0.
-        let value = match tablebase.value(&child) {
+        let value = match exits.value(&child) {
             Ok(v) => v,
             Err(e) => {
                 error = Some(e);
