@@ -15,6 +15,7 @@
 
 pub mod db;
 pub mod index;
+pub mod probe;
 pub mod rules;
 pub mod solve;
 pub mod verify;

@@ -2,7 +2,10 @@
 //! Each subcommand parses its arguments, calls the library and prints.
 
 mod game;
+mod probe;
 mod tables;
+
+pub use probe::exit_code;
 
 use std::io::Write;
 
@@ -104,6 +107,53 @@ pub enum Command {
         #[command(flatten)]
         db: DbArg,
     },
+    /// The value of positions from a database, and every legal move with the
+    /// value it leads to, best first (fastest wins, draws, longest losses).
+    /// A move's value is for the side that plays it. Exit code 1 for a bad
+    /// position, 3 for a database problem (missing sector, other variant,
+    /// damaged file).
+    #[command(after_help = NOTATION_HELP)]
+    Probe {
+        #[command(flatten)]
+        db: DbArg,
+        /// Position strings or Sanmill FEN, or 'start'.
+        #[arg(required_unless_present = "batch", conflicts_with = "batch")]
+        positions: Vec<String>,
+        /// Read positions from FILE, one per line ('-': standard input), and
+        /// write one line per position in the same order; blank lines are skipped.
+        #[arg(long, value_name = "FILE")]
+        batch: Option<std::path::PathBuf>,
+        /// One JSON object per position (JSON Lines).
+        #[arg(long)]
+        json: bool,
+        /// Add the line of perfect play, to the end of the game or until it repeats.
+        #[arg(long)]
+        line: bool,
+        /// In batch mode, list the moves too (always listed otherwise).
+        #[arg(long)]
+        moves: bool,
+    },
+    /// Play in the terminal against perfect play, or watch it play itself.
+    #[command(after_help = NOTATION_HELP)]
+    Play {
+        #[command(flatten)]
+        db: DbArg,
+        /// The side you play; 'none' watches perfect play against itself.
+        #[arg(long, value_enum, default_value = "white")]
+        human: probe::Seat,
+        /// Start from this position instead of the start.
+        #[arg(long, default_value = "start")]
+        from: String,
+        /// Show the value of each position (or type 'value' when asked for a move).
+        #[arg(long)]
+        values: bool,
+        /// Seed for choosing among equally good moves (default: the clock).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Stop after this many plies.
+        #[arg(long, default_value_t = 500)]
+        max_plies: usize,
+    },
     /// Solve the movement sectors up to --max-men in a temporary folder and
     /// print throughput, peak memory and bytes per position.
     Bench {
@@ -174,6 +224,38 @@ pub fn run(cli: Cli) -> Result<()> {
                 crate::solve::Selection::MaxMen(max_men.unwrap_or(7))
             };
             tables::solve_command(out, variant, &db.db, selection, quiet).map(|_| ())
+        }
+        Command::Probe {
+            db,
+            positions,
+            batch,
+            json,
+            line,
+            moves,
+        } => {
+            let options = probe::ProbeOptions { json, line, moves };
+            match batch {
+                Some(input) => probe::batch(out, variant, &db.db, &input, &options),
+                None => probe::probe(out, variant, &db.db, &positions, &options),
+            }
+        }
+        Command::Play {
+            db,
+            human,
+            from,
+            values,
+            seed,
+            max_plies,
+        } => {
+            let start = parse_position(variant, &from)?;
+            let options = probe::PlayOptions {
+                seat: human,
+                show_values: values,
+                seed: seed.unwrap_or_else(probe::time_seed),
+                max_plies,
+            };
+            let stdin = std::io::stdin();
+            probe::play(out, &mut stdin.lock(), variant, &db.db, start, &options)
         }
         Command::Stats { db } => tables::stats(out, variant, &db.db),
         Command::Verify { db } => tables::verify(out, variant, &db.db),

@@ -33,7 +33,9 @@ pub fn sectors(out: &mut dyn Write, variant: &'static Variant, max_men: Option<u
         let n = variant.board.len();
         let raw = crate::index::binomial(n, a) * crate::index::binomial(n - a, b);
         let size = SectorIndex::count(variant.board, a, b);
-        let bytes = size + crate::db::HEADER_LEN as u64;
+        let bytes = crate::db::Header::new(variant, *s, size)
+            .file_len()
+            .unwrap_or(u64::MAX);
         let successors: Vec<String> = graph.successors(*s).iter().map(|t| t.to_string()).collect();
         writeln!(
             out,

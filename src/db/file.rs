@@ -5,9 +5,14 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use memmap2::Mmap;
 
-use super::format::{FormatError, HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
+use super::format::{
+    BLOCK_BITS, BLOCK_CHECKSUM_LEN, FormatError, HEADER_LEN, Header, OVERFLOW_ENTRY_LEN,
+    overflow_entry,
+};
 use super::value::Value;
 use crate::index::SectorKey;
 
@@ -36,20 +41,45 @@ pub fn write_sector(
     out.write_all(&[0u8; HEADER_LEN])?;
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     let mut written = 0u64;
-    values(&mut |chunk: &[u8]| {
+    // Block checksums: each block's hasher is fed as the bytes stream by.
+    let mut block_sums: Vec<u64> = Vec::with_capacity(header.blocks() as usize);
+    let mut block = xxhash_rust::xxh3::Xxh3::new();
+    let block_len = 1u64 << BLOCK_BITS;
+    values(&mut |mut chunk: &[u8]| {
         hasher.update(chunk);
-        written += chunk.len() as u64;
-        out.write_all(chunk)
+        out.write_all(chunk)?;
+        while !chunk.is_empty() {
+            let room = (block_len - written % block_len) as usize;
+            let (now, rest) = chunk.split_at(room.min(chunk.len()));
+            block.update(now);
+            written += now.len() as u64;
+            if written.is_multiple_of(block_len) {
+                block_sums.push(block.digest());
+                block.reset();
+            }
+            chunk = rest;
+        }
+        Ok(())
     })?;
     assert_eq!(written, header.positions, "one value byte per position");
+    if !written.is_multiple_of(block_len) {
+        block_sums.push(block.digest());
+    }
+    let mut overflow_hasher = xxhash_rust::xxh3::Xxh3::new();
     for &(index, plies) in overflow {
         let mut e = [0u8; OVERFLOW_ENTRY_LEN];
         e[0..8].copy_from_slice(&index.to_le_bytes());
         e[8..12].copy_from_slice(&plies.to_le_bytes());
         hasher.update(&e);
+        overflow_hasher.update(&e);
         out.write_all(&e)?;
     }
+    for sum in &block_sums {
+        hasher.update(&sum.to_le_bytes());
+        out.write_all(&sum.to_le_bytes())?;
+    }
     header.overflow_entries = overflow.len() as u64;
+    header.overflow_checksum = overflow_hasher.digest();
     header.checksum = hasher.digest();
     let mut file = out.into_inner().map_err(|e| e.into_error())?;
     use std::io::Seek;
@@ -64,10 +94,13 @@ pub fn write_sector(
     Ok(final_path)
 }
 
-/// A sector file mapped for reading.
+/// A sector file mapped for reading. Each block of values is checked
+/// against its checksum the first time a value in it is read.
 pub struct SectorFile {
     pub header: Header,
     map: Mmap,
+    /// One bit per block: checked and found intact.
+    checked: Box<[AtomicU64]>,
 }
 
 /// Why a sector file could not be opened.
@@ -100,11 +133,23 @@ impl SectorFile {
         // renamed into place; the program never modifies a finished file, and
         // we assume no other process does while it is mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        let header = Header::parse(&map, len).map_err(|source| OpenError::Format {
+        let format = |source| OpenError::Format {
             path: path.to_path_buf(),
             source,
-        })?;
-        Ok(SectorFile { header, map })
+        };
+        let header = Header::parse(&map, len).map_err(format)?;
+        let checked = (0..header.blocks().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        let file = SectorFile {
+            header,
+            map,
+            checked,
+        };
+        if xxhash_rust::xxh3::xxh3_64(file.overflow_table()) != file.header.overflow_checksum {
+            return Err(format(FormatError::Checksum));
+        }
+        Ok(file)
     }
 
     /// True when the body matches the header's checksum.
@@ -123,7 +168,28 @@ impl SectorFile {
     }
 
     fn overflow_table(&self) -> &[u8] {
-        &self.map[HEADER_LEN + self.header.positions as usize..]
+        let start = HEADER_LEN + self.header.positions as usize;
+        &self.map[start..start + self.header.overflow_entries as usize * OVERFLOW_ENTRY_LEN]
+    }
+
+    /// Checks the block holding `index` once; later calls cost one load.
+    #[inline]
+    fn check_block(&self, index: u64) -> Result<(), FormatError> {
+        let block = index >> BLOCK_BITS;
+        let (word, bit) = ((block / 64) as usize, 1u64 << (block % 64));
+        if self.checked[word].load(Ordering::Relaxed) & bit != 0 {
+            return Ok(());
+        }
+        let start = (block << BLOCK_BITS) as usize;
+        let end = (start + (1 << BLOCK_BITS)).min(self.header.positions as usize);
+        let table = self.map.len() - self.header.blocks() as usize * BLOCK_CHECKSUM_LEN;
+        let at = table + block as usize * BLOCK_CHECKSUM_LEN;
+        let stored = u64::from_le_bytes(self.map[at..at + BLOCK_CHECKSUM_LEN].try_into().unwrap());
+        if xxhash_rust::xxh3::xxh3_64(&self.bytes()[start..end]) != stored {
+            return Err(FormatError::Checksum);
+        }
+        self.checked[word].fetch_or(bit, Ordering::Relaxed);
+        Ok(())
     }
 
     /// The value at `index`.
@@ -136,6 +202,7 @@ impl SectorFile {
             .bytes()
             .get(index as usize)
             .ok_or(FormatError::Header("index past the end"))?;
+        self.check_block(index)?;
         match Value::from_byte(byte) {
             Some(v) => Ok(v),
             None => self.overflow_value(index),

@@ -1,28 +1,38 @@
 //! The database file format: a fixed little-endian header, one byte per
-//! position, then a table of the few values too long for a byte.
+//! position, a table of the few values too long for a byte, and a checksum
+//! per block of values so a probe checks what it reads without hashing the
+//! whole file.
 //!
 //! ```text
 //! offset size  field
 //!      0    8  magic "MORRISDB"
-//!      8    4  format version (1)
+//!      8    4  format version (2)
 //!     12    4  header length in bytes (128)
 //!     16    8  variant fingerprint (Variant::fingerprint)
 //!     24    4  sector: us on board, us in hand, them on board, them in hand
 //!     28    4  value encoding (1: byte = plies, odd win / even loss, 254 escape, 255 draw)
-//!     32    8  positions (index size)
-//!     40    8  overflow entries
+//!     32    8  positions N (index size)
+//!     40    8  overflow entries E
 //!     48    8  xxh3-64 of everything after the header
 //!     56   32  variant name, UTF-8, zero padded
-//!     88   40  zero
+//!     88    4  log2 of the block size (16: 64 KiB)
+//!     92    4  zero
+//!     96    8  xxh3-64 of the overflow entries
+//!    104    8  xxh3-64 of header bytes 0..104
+//!    112   16  zero
 //!    128    N  one value byte per index
 //!  128+N 12*E  overflow entries: index u64, plies u32, ascending by index
+//!     ..  8*B  xxh3-64 of each block of value bytes, B = ceil(N / block size)
 //! ```
 
 use crate::index::SectorKey;
 use crate::rules::Variant;
 
 pub const MAGIC: &[u8; 8] = b"MORRISDB";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+/// Values per checksummed block, as a power of two.
+pub const BLOCK_BITS: u32 = 16;
+pub const BLOCK_CHECKSUM_LEN: usize = 8;
 pub const HEADER_LEN: usize = 128;
 pub const ENCODING_BYTE_PLIES: u32 = 1;
 pub const OVERFLOW_ENTRY_LEN: usize = 12;
@@ -35,6 +45,7 @@ pub struct Header {
     pub positions: u64,
     pub overflow_entries: u64,
     pub checksum: u64,
+    pub overflow_checksum: u64,
     pub variant: String,
 }
 
@@ -61,6 +72,7 @@ impl Header {
             positions,
             overflow_entries: 0,
             checksum: 0,
+            overflow_checksum: 0,
             variant: variant.name.to_string(),
         }
     }
@@ -80,6 +92,10 @@ impl Header {
         let name = self.variant.as_bytes();
         let n = name.len().min(32);
         b[56..56 + n].copy_from_slice(&name[..n]);
+        b[88..92].copy_from_slice(&BLOCK_BITS.to_le_bytes());
+        b[96..104].copy_from_slice(&self.overflow_checksum.to_le_bytes());
+        let own = xxhash_rust::xxh3::xxh3_64(&b[..104]);
+        b[104..112].copy_from_slice(&own.to_le_bytes());
         b
     }
 
@@ -107,8 +123,14 @@ impl Header {
         if version != FORMAT_VERSION {
             return Err(FormatError::Version(version));
         }
+        if u64_at(104) != xxhash_rust::xxh3::xxh3_64(&bytes[..104]) {
+            return Err(FormatError::Header("header checksum mismatch"));
+        }
         if u32_at(12) as usize != HEADER_LEN {
             return Err(FormatError::Header("header length"));
+        }
+        if u32_at(88) != BLOCK_BITS {
+            return Err(FormatError::Header("unknown block size"));
         }
         if u32_at(28) != ENCODING_BYTE_PLIES {
             return Err(FormatError::Header("unknown value encoding"));
@@ -124,6 +146,7 @@ impl Header {
             positions: u64_at(32),
             overflow_entries: u64_at(40),
             checksum: u64_at(48),
+            overflow_checksum: u64_at(96),
             variant,
         };
         let expected = header
@@ -138,6 +161,11 @@ impl Header {
         Ok(header)
     }
 
+    /// Number of checksummed blocks of values.
+    pub fn blocks(&self) -> u64 {
+        self.positions.div_ceil(1 << BLOCK_BITS)
+    }
+
     /// Length of the whole file this header describes.
     pub fn file_len(&self) -> Option<u64> {
         (HEADER_LEN as u64)
@@ -145,7 +173,8 @@ impl Header {
             .checked_add(
                 self.overflow_entries
                     .checked_mul(OVERFLOW_ENTRY_LEN as u64)?,
-            )
+            )?
+            .checked_add(self.blocks() * BLOCK_CHECKSUM_LEN as u64)
     }
 }
 

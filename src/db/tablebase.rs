@@ -48,8 +48,11 @@ pub enum ProbeError {
 pub struct Tablebase {
     dir: PathBuf,
     variant: &'static Variant,
-    files: RwLock<HashMap<SectorKey, Arc<SectorFile>>>,
+    /// Sectors mapped so far, with their indices.
+    files: RwLock<HashMap<SectorKey, Mapped>>,
 }
+
+type Mapped = (Arc<SectorFile>, Arc<SectorIndex>);
 
 impl Tablebase {
     /// Opens an existing database folder built for `variant`.
@@ -135,13 +138,18 @@ impl Tablebase {
     /// # Errors
     /// A missing, foreign or damaged file.
     pub fn sector(&self, sector: SectorKey) -> Result<Arc<SectorFile>, ProbeError> {
-        if let Some(f) = self
+        Ok(self.mapped(sector)?.0)
+    }
+
+    /// The mapped file of a sector with its index.
+    fn mapped(&self, sector: SectorKey) -> Result<Mapped, ProbeError> {
+        if let Some(m) = self
             .files
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .get(&sector)
         {
-            return Ok(f.clone());
+            return Ok(m.clone());
         }
         let path = self.path(sector);
         if !path.is_file() {
@@ -168,24 +176,23 @@ impl Tablebase {
                 wanted: self.variant.name.to_string(),
             });
         }
-        let expected = SectorIndex::of(
+        let index = SectorIndex::of(
             self.variant.board,
             sector.us_board as usize,
             sector.them_board as usize,
-        )
-        .size();
-        if h.sector != sector || h.positions != expected {
+        );
+        if h.sector != sector || h.positions != index.size() {
             return Err(ProbeError::Corrupted {
                 path,
                 source: FormatError::Header("sector or size does not match its name"),
             });
         }
-        let file = Arc::new(file);
+        let mapped = (Arc::new(file), index);
         self.files
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(sector, file.clone());
-        Ok(file)
+            .insert(sector, mapped.clone());
+        Ok(mapped)
     }
 
     /// Checks a sector file's checksum over its whole body.
@@ -223,8 +230,8 @@ impl Tablebase {
                 sector, self.variant.name
             )));
         }
-        let file = match self.sector(sector) {
-            Ok(f) => f,
+        let (file, index) = match self.mapped(sector) {
+            Ok(m) => m,
             Err(e @ ProbeError::MissingSector { .. }) => {
                 // A blocked side has lost without any file.
                 return match self.variant.outcome(pos) {
@@ -234,13 +241,7 @@ impl Tablebase {
             }
             Err(e) => return Err(e),
         };
-        let index = SectorIndex::of(
-            self.variant.board,
-            sector.us_board as usize,
-            sector.them_board as usize,
-        )
-        .index(pos.us(), pos.them());
-        file.value(index).map_err(|source| ProbeError::Corrupted {
+        file.value(index.index(pos.us(), pos.them())).map_err(|source| ProbeError::Corrupted {
             path: self.path(sector),
             source,
         })

@@ -5,5 +5,6 @@
 mod cli;
 mod index;
 mod naive;
+mod probe;
 mod rules;
 mod solver;

@@ -1,0 +1,189 @@
+use morris::db::{ProbeError, Tablebase, Value};
+use morris::index::SectorIndex;
+use morris::probe::LineEnd;
+use morris::solve::{Selection, SolveOptions, solve};
+use morris::{Outcome, Position, Variant};
+
+use crate::naive::{Naive, NaiveValue, solve_sectors};
+
+fn six() -> &'static Variant {
+    Variant::by_name("six").unwrap()
+}
+
+fn six_database() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    solve(
+        &SolveOptions {
+            db: dir.path().to_path_buf(),
+            variant: six(),
+            selection: Selection::All,
+        },
+        &|_| {},
+    )
+    .unwrap();
+    dir
+}
+
+fn value((kind, plies): NaiveValue) -> Value {
+    match kind {
+        1 => Value::Win(plies),
+        -1 => Value::Loss(plies),
+        _ => Value::Draw,
+    }
+}
+
+/// Every position of six with at most four men a side in all: its value and
+/// each move's value (for the mover) equal the naive solver's, moves best first.
+#[test]
+fn probe_answers_equal_the_naive_solver() {
+    let dir = six_database();
+    let tb = Tablebase::open(dir.path(), six()).unwrap();
+    let naive = Naive::new(six());
+    let mut sectors = Vec::new();
+    for us in 3..=4usize {
+        for them in 3..=4usize {
+            for a in 0..=us {
+                for b in 0..=them {
+                    sectors.push((a, (us - a) as u8, b, (them - b) as u8));
+                }
+            }
+        }
+    }
+    let oracle = solve_sectors(&naive, &sectors);
+    for (state, &expected) in oracle.states.iter().zip(&oracle.values).step_by(5) {
+        let pos = naive.position(state);
+        let answer = match tb.probe(&pos) {
+            Ok(a) => a,
+            // Sectors play never reaches have no file.
+            Err(ProbeError::MissingSector { .. }) => continue,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(answer.value, value(expected), "{}", pos.notation(six().board));
+        let mut wanted: Vec<Value> = naive
+            .children(state)
+            .iter()
+            .map(|c| {
+                let v = if naive.count(c, 1) < 3 { (-1, 0) } else { oracle.get(c) };
+                value(v).from_parent()
+            })
+            .collect();
+        wanted.sort_by_key(|v| std::cmp::Reverse(v.rank()));
+        let got: Vec<Value> = answer.moves.iter().map(|m| m.value).collect();
+        assert_eq!(got, wanted, "{}", pos.notation(six().board));
+        if let Some(best) = answer.moves.first() {
+            assert_eq!(best.value, answer.value);
+        }
+    }
+}
+
+#[test]
+fn lines_of_perfect_play_end_as_their_value_says() {
+    let dir = six_database();
+    let tb = Tablebase::open(dir.path(), six()).unwrap();
+    let index = SectorIndex::of(six().board, 4, 4);
+    let (mut wins, mut draws) = (0, 0);
+    for i in (0..index.size()).step_by(101) {
+        let pos = index.position(i, 0, 0);
+        let line = tb.line(&pos, 1000).unwrap();
+        match tb.value(&pos).unwrap() {
+            Value::Draw => {
+                assert_eq!(line.end, LineEnd::Repeats);
+                draws += 1;
+            }
+            v => {
+                assert_eq!(line.end, LineEnd::GameOver(Outcome::Lost));
+                assert_eq!(Some(line.moves.len() as u16), v.plies());
+                wins += 1;
+            }
+        }
+    }
+    assert!(wins > 0 && draws > 0);
+}
+
+/// A side to move below three men, or without a move, has lost: no file is
+/// read, so an empty database answers.
+#[test]
+fn terminal_positions_need_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let variant = Variant::standard();
+    let tb = Tablebase::create(dir.path(), variant).unwrap();
+    let two_men = variant.parse_position("WW./.../.../....../.../.../BBB w 0 0").unwrap();
+    assert_eq!(tb.value(&two_men).unwrap(), Value::Loss(0));
+    // White's four men are shut in by Black's.
+    let index = SectorIndex::of(variant.board, 4, 6);
+    let blocked = (0..index.size())
+        .map(|i| index.position(i, 0, 0))
+        .find(|p| variant.outcome(p) == Some(Outcome::Lost))
+        .expect("a blocked position");
+    assert_eq!(tb.value(&blocked).unwrap(), Value::Loss(0));
+    let answer = tb.probe(&blocked).unwrap();
+    assert!(answer.moves.is_empty());
+    // Others need their sector, and say which.
+    let other = index.position(0, 0, 0);
+    if variant.outcome(&other).is_none() {
+        let err = tb.value(&other).unwrap_err();
+        assert!(matches!(err, ProbeError::MissingSector { .. }), "{err}");
+    }
+}
+
+#[test]
+fn one_tablebase_serves_many_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Tablebase>();
+    let dir = six_database();
+    let tb = Tablebase::open(dir.path(), six()).unwrap();
+    let index = SectorIndex::of(six().board, 5, 5);
+    let positions: Vec<Position> = (0..index.size()).map(|i| index.position(i, 0, 0)).collect();
+    let alone: Vec<Value> = positions.iter().map(|p| tb.value(p).unwrap()).collect();
+    let together: Vec<Value> = std::thread::scope(|s| {
+        let handles: Vec<_> = positions
+            .chunks(positions.len() / 4 + 1)
+            .map(|chunk| s.spawn(|| chunk.iter().map(|p| tb.value(p).unwrap()).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(alone, together);
+}
+
+/// A byte flipped anywhere in a file is reported as corruption when the
+/// probe reads the damaged part, and never gives a wrong value or a panic.
+#[test]
+fn no_flipped_byte_gives_a_wrong_value() {
+    let dir = six_database();
+    let file = dir.path().join("4-4.mdb");
+    let original = std::fs::read(&file).unwrap();
+    let index = SectorIndex::of(six().board, 4, 4);
+    let positions: Vec<Position> = (0..index.size())
+        .step_by(997)
+        .map(|i| index.position(i, 0, 0))
+        .collect();
+    let expected: Vec<Value> = {
+        let tb = Tablebase::open(dir.path(), six()).unwrap();
+        positions.iter().map(|p| tb.value(p).unwrap()).collect()
+    };
+    for offset in (0..original.len()).step_by(original.len() / 300) {
+        let mut damaged = original.clone();
+        damaged[offset] ^= 0x41;
+        std::fs::write(&file, &damaged).unwrap();
+        let tb = Tablebase::open(dir.path(), six()).unwrap();
+        for (p, v) in positions.iter().zip(&expected) {
+            match tb.value(p) {
+                Ok(got) => assert_eq!(got, *v, "byte {offset} flipped"),
+                Err(e) => assert!(matches!(e, ProbeError::Corrupted { .. }), "{e}"),
+            }
+        }
+        if offset < 128 + index.size() as usize {
+            assert!(
+                positions.iter().any(|p| tb.value(p).is_err()),
+                "flip at {offset} unnoticed"
+            );
+        }
+    }
+    std::fs::write(&file, &original).unwrap();
+    // Truncated, emptied or replaced by garbage: errors.
+    for bytes in [&original[..original.len() / 2], &[][..], &[7u8; 300][..]] {
+        std::fs::write(&file, bytes).unwrap();
+        let tb = Tablebase::open(dir.path(), six()).unwrap();
+        assert!(matches!(tb.value(&positions[0]), Err(ProbeError::Corrupted { .. })));
+    }
+}
