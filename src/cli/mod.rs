@@ -75,7 +75,8 @@ pub enum Command {
     },
     /// Solve sectors into a database folder, dependencies first. Resumable:
     /// finished sectors are kept, an interrupted unit is solved again.
-    /// Without a selection, the movement sectors with at most 7 men.
+    /// Without a selection, the movement sectors with at most 9 men (about a
+    /// minute on two cores).
     Solve {
         #[command(flatten)]
         db: DbArg,
@@ -155,11 +156,15 @@ pub enum Command {
         max_plies: usize,
     },
     /// Solve the movement sectors up to --max-men in a temporary folder and
-    /// print throughput, peak memory and bytes per position.
+    /// print throughput, peak memory and bytes per position; or, with
+    /// --probe DIR, time probes on an existing database.
     Bench {
         /// Movement sectors with at most this many men on the board.
         #[arg(long, default_value_t = 8)]
         max_men: u32,
+        /// Time value probes on this database instead of solving.
+        #[arg(long, value_name = "DIR")]
+        probe: Option<std::path::PathBuf>,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -221,7 +226,7 @@ pub fn run(cli: Cli) -> Result<()> {
             } else if !sectors.is_empty() {
                 crate::solve::Selection::Sectors(sectors)
             } else {
-                crate::solve::Selection::MaxMen(max_men.unwrap_or(7))
+                crate::solve::Selection::MaxMen(max_men.unwrap_or(9))
             };
             tables::solve_command(out, variant, &db.db, selection, quiet).map(|_| ())
         }
@@ -259,9 +264,16 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Stats { db } => tables::stats(out, variant, &db.db),
         Command::Verify { db } => tables::verify(out, variant, &db.db),
-        Command::Bench { max_men, threads } => {
+        Command::Bench {
+            max_men,
+            probe,
+            threads,
+        } => {
             let threads = set_threads(threads)?;
-            tables::bench(out, variant, max_men, threads)
+            match probe {
+                Some(db) => tables::bench_probe(out, variant, &db),
+                None => tables::bench(out, variant, max_men, threads),
+            }
         }
     };
     result

@@ -46,7 +46,8 @@ pub fn probe(
         });
         match result {
             Ok((answer, line)) if options.json => {
-                let mut object = answer_json(variant, &answer, true);
+                let name = answer.position.notation(variant.board);
+                let mut object = answer_json(variant, &answer, &name, true);
                 if let Some(line) = &line {
                     add_line_json(variant, &mut object, line);
                 }
@@ -58,7 +59,11 @@ pub fn probe(
                 out.flush()?;
                 eprintln!("error: {e:#}");
                 if options.json {
-                    writeln!(out, "{}", json!({"position": text, "error": format!("{e:#}")}))?;
+                    writeln!(
+                        out,
+                        "{}",
+                        json!({"position": text, "error": format!("{e:#}")})
+                    )?;
                 }
                 failures.add(&e);
             }
@@ -84,7 +89,11 @@ impl Failures {
 
     fn result(mut self, total: u64) -> Result<()> {
         self.total = total;
-        if self.failed == 0 { Ok(()) } else { Err(self.into()) }
+        if self.failed == 0 {
+            Ok(())
+        } else {
+            Err(self.into())
+        }
     }
 }
 
@@ -102,7 +111,8 @@ pub fn batch(
         Box::new(std::io::stdin().lock())
     } else {
         Box::new(std::io::BufReader::new(
-            std::fs::File::open(input).with_context(|| format!("cannot read {}", input.display()))?,
+            std::fs::File::open(input)
+                .with_context(|| format!("cannot read {}", input.display()))?,
         ))
     };
     let mut lines = reader.lines();
@@ -120,17 +130,19 @@ pub fn batch(
         let answers: Vec<(String, Option<anyhow::Error>)> = chunk
             .par_iter()
             .filter(|l| !l.trim().is_empty())
-            .map(|text| match batch_line(&tablebase, variant, text, options) {
-                Ok(line) => (line, None),
-                Err(e) => {
-                    let line = if options.json {
-                        json!({"position": text, "error": format!("{e:#}")}).to_string()
-                    } else {
-                        format!("{text}\terror: {e:#}")
-                    };
-                    (line, Some(e))
-                }
-            })
+            .map(
+                |text| match batch_line(&tablebase, variant, text, options) {
+                    Ok(line) => (line, None),
+                    Err(e) => {
+                        let line = if options.json {
+                            json!({"position": text, "error": format!("{e:#}")}).to_string()
+                        } else {
+                            format!("{text}\terror: {e:#}")
+                        };
+                        (line, Some(e))
+                    }
+                },
+            )
             .collect();
         for (line, error) in answers {
             writeln!(out, "{line}")?;
@@ -164,14 +176,16 @@ fn batch_line(
     } else {
         None
     };
+    // The position is echoed as given: the answer lines up with the input.
+    let text = text.trim();
     if options.json {
-        let mut object = answer_json(variant, &answer, options.moves);
+        let mut object = answer_json(variant, &answer, text, options.moves);
         if let Some(line) = &line {
             add_line_json(variant, &mut object, line);
         }
         return Ok(object.to_string());
     }
-    let mut s = format!("{}\t{}", pos.notation(variant.board), answer.value);
+    let mut s = format!("{text}\t{}", answer.value);
     if options.moves {
         let moves: Vec<String> = answer
             .moves
@@ -196,10 +210,11 @@ fn value_json(value: Value) -> (Json, Json) {
     (json!(value.wdl()), json!(value.plies()))
 }
 
-fn answer_json(variant: &Variant, answer: &Answer, with_moves: bool) -> Json {
+/// `position` is how the answer names the position.
+fn answer_json(variant: &Variant, answer: &Answer, position: &str, with_moves: bool) -> Json {
     let (wdl, plies) = value_json(answer.value);
     let mut object = json!({
-        "position": answer.position.notation(variant.board),
+        "position": position,
         "wdl": wdl,
         "plies": plies,
     });
@@ -347,7 +362,12 @@ pub fn play(
         }
         let moves = tablebase.move_values(&pos)?;
         if options.show_values {
-            writeln!(out, "{} to move: {}", pos.to_move.name(), tablebase.value(&pos)?)?;
+            writeln!(
+                out,
+                "{} to move: {}",
+                pos.to_move.name(),
+                tablebase.value(&pos)?
+            )?;
         }
         let human = match options.seat {
             Seat::White => pos.to_move == crate::Color::White,
@@ -360,10 +380,8 @@ pub fn play(
                 None => return Ok(()),
             }
         } else {
-            let best: Vec<&MoveValue> = moves
-                .iter()
-                .filter(|m| m.value == moves[0].value)
-                .collect();
+            let best: Vec<&MoveValue> =
+                moves.iter().filter(|m| m.value == moves[0].value).collect();
             let m = *best[random.below(best.len())];
             writeln!(
                 out,

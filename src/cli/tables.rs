@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
 
 use crate::db::{Tablebase, Value, file_name};
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
@@ -428,4 +429,114 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// Probe throughput on an existing database: values of positions sampled from
+/// its sector files (each in a random symmetric image), on one thread and on
+/// all, files warm; and the first probe of each sector in a fresh process
+/// state (mapping the file and building its index).
+pub fn bench_probe(out: &mut dyn Write, variant: &'static Variant, db: &Path) -> Result<()> {
+    let mut sectors: Vec<SectorKey> = std::fs::read_dir(db)
+        .with_context(|| format!("cannot read {}", db.display()))?
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".mdb")?.parse().ok()
+        })
+        .collect();
+    sectors.sort();
+    if sectors.is_empty() {
+        bail!("{} holds no sector files", db.display());
+    }
+    let tablebase = Tablebase::open(db, variant)?;
+    let mut first_probe = Vec::new();
+    let mut samples = Vec::new();
+    let per_sector = (2_000_000 / sectors.len()).max(1000);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let symmetries = variant.board.symmetries();
+    for &s in &sectors {
+        // A position of the sector drawn without its index, which the first
+        // probe builds.
+        let mut points: Vec<u8> = variant.board.all().iter().collect();
+        for i in (1..points.len()).rev() {
+            points.swap(i, (random() % (i as u64 + 1)) as usize);
+        }
+        let (a, b) = (s.us_board as usize, s.them_board as usize);
+        let set = |ps: &[u8]| ps.iter().fold(crate::Bitboard::EMPTY, |m, &p| m.with(p));
+        let pos = crate::Position::from_sides(
+            set(&points[..a]),
+            s.us_hand,
+            set(&points[a..a + b]),
+            s.them_hand,
+        );
+        let started = Instant::now();
+        tablebase.value(&pos)?;
+        first_probe.push(started.elapsed());
+        let index = SectorIndex::of(variant.board, a, b);
+        for _ in 0..per_sector {
+            let p = index.position(random() % index.size(), s.us_hand, s.them_hand);
+            let sym = &symmetries[(random() % symmetries.len() as u64) as usize];
+            let us = sym.apply(p.us());
+            let them = sym.apply(p.them());
+            samples.push(crate::Position::from_sides(
+                us,
+                s.us_hand,
+                them,
+                s.them_hand,
+            ));
+        }
+    }
+    // Shuffle so consecutive probes hit different sectors and pages.
+    for i in (1..samples.len()).rev() {
+        samples.swap(i, (random() % (i as u64 + 1)) as usize);
+    }
+    let warm_up: u64 = samples
+        .par_iter()
+        .map(|p| tablebase.value(p).map_or(0, |v| v.rank() as u64))
+        .sum();
+    let started = Instant::now();
+    let one: u64 = samples
+        .iter()
+        .map(|p| tablebase.value(p).map_or(0, |v| v.rank() as u64))
+        .sum();
+    let one_rate = samples.len() as f64 / started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let all: u64 = samples
+        .par_iter()
+        .map(|p| tablebase.value(p).map_or(0, |v| v.rank() as u64))
+        .sum();
+    let all_rate = samples.len() as f64 / started.elapsed().as_secs_f64();
+    assert!(warm_up == one && one == all, "probes agree");
+    first_probe.sort();
+    writeln!(
+        out,
+        "machine: {} threads, {}",
+        rayon::current_num_threads(),
+        cpu_name()
+    )?;
+    writeln!(
+        out,
+        "probe: {} positions from {} sectors of {}, files warm",
+        samples.len(),
+        sectors.len(),
+        db.display()
+    )?;
+    writeln!(out, "  one thread:  {one_rate:>12.0} probes/s")?;
+    writeln!(
+        out,
+        "  {} threads: {all_rate:>12.0} probes/s",
+        rayon::current_num_threads()
+    )?;
+    writeln!(
+        out,
+        "  first probe of a sector (map the file, build its index): median {:.2?}, max {:.2?}",
+        first_probe[first_probe.len() / 2],
+        first_probe[first_probe.len() - 1]
+    )?;
+    Ok(())
 }

@@ -241,10 +241,11 @@ impl Tablebase {
             }
             Err(e) => return Err(e),
         };
-        file.value(index.index(pos.us(), pos.them())).map_err(|source| ProbeError::Corrupted {
-            path: self.path(sector),
-            source,
-        })
+        file.value(index.index(pos.us(), pos.them()))
+            .map_err(|source| ProbeError::Corrupted {
+                path: self.path(sector),
+                source,
+            })
     }
 }
 

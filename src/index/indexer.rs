@@ -10,7 +10,7 @@
 //! ranks, so every class of positions gets exactly one index and none is wasted.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
@@ -86,17 +86,23 @@ fn colex_unrank(mut rank: u64, count: usize, free: Bitboard) -> Bitboard {
 
 /// The symmetry classes of point sets of one board: for every subset of the
 /// board, its class (ranked among the classes of its size) and a symmetry that
-/// maps it onto the class representative.
+/// maps it onto the class representative. Each size is built on first use, so
+/// a probe pays only for the sizes it meets.
 pub struct SetClasses {
     symmetries: Vec<Symmetry>,
-    /// For each size, `class << 4 | symmetry` for every subset of the board of
-    /// that size, by its combination rank. One size's table is what a sector
-    /// touches: a few MiB, where one table over all subsets would be 64 MiB.
-    class_of: Vec<Vec<u32>>,
-    /// Representatives (the least image) of the classes of each size, ascending.
-    representatives: Vec<Vec<Bitboard>>,
-    /// For each size and class, the symmetries that fix the representative (bit mask).
-    stabilizers: Vec<Vec<u16>>,
+    points: usize,
+    sizes: Vec<OnceLock<SizeClasses>>,
+}
+
+/// The classes of the sets of one size.
+pub struct SizeClasses {
+    /// `class << 4 | symmetry` for every set of this size, by its combination
+    /// rank: a few MiB at most, where one table over all subsets would be 64.
+    class_of: Vec<u32>,
+    /// Representatives (the least image) of the classes, ascending.
+    representatives: Vec<Bitboard>,
+    /// For each class, the symmetries that fix the representative (bit mask).
+    stabilizers: Vec<u16>,
 }
 
 impl SetClasses {
@@ -106,7 +112,20 @@ impl SetClasses {
             symmetries.len() <= 16,
             "the class table holds 4 bits of symmetry"
         );
-        let n = board.len();
+        SetClasses {
+            symmetries,
+            points: board.len(),
+            sizes: (0..=board.len()).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The classes of sets of `size` points.
+    pub fn size(&self, size: usize) -> &SizeClasses {
+        self.sizes[size].get_or_init(|| self.build(size))
+    }
+
+    fn build(&self, size: usize) -> SizeClasses {
+        let symmetries = &self.symmetries;
         let canonical = |set: u32| -> (u32, u32) {
             let mut best = (set, 0);
             for (i, s) in symmetries.iter().enumerate().skip(1) {
@@ -117,53 +136,48 @@ impl SetClasses {
             }
             best
         };
-        let all: u32 = if n == 32 { u32::MAX } else { (1 << n) - 1 };
-        let reps: Vec<u32> = (0..=all)
-            .into_par_iter()
-            .filter(|&m| canonical(m).0 == m)
-            .collect();
-        let mut representatives = vec![Vec::new(); n + 1];
-        for m in reps {
-            representatives[m.count_ones() as usize].push(Bitboard(m));
+        // The sets in colex order, which is ascending: position = combination rank.
+        let count = binomial(self.points, size);
+        let mut sets = Vec::with_capacity(count as usize);
+        let mut m = compress_unrank(0, size);
+        for _ in 0..count {
+            sets.push(m);
+            m = next_combination(m);
         }
-        let class_of: Vec<Vec<u32>> = (0..=n)
-            .map(|size| {
-                (0..binomial(n, size))
-                    .into_par_iter()
-                    .map(|rank| {
-                        let m = compress_unrank(rank, size);
-                        let (rep, sym) = canonical(m);
-                        let class = representatives[size]
-                            .binary_search(&Bitboard(rep))
-                            .expect("every set has a representative");
-                        (class as u32) << 4 | sym
-                    })
-                    .collect()
+        let canonicals: Vec<(u32, u32)> = sets.par_iter().map(|&m| canonical(m)).collect();
+        let representatives: Vec<Bitboard> = sets
+            .iter()
+            .zip(&canonicals)
+            .filter(|(m, (rep, _))| *m == rep)
+            .map(|(&m, _)| Bitboard(m))
+            .collect();
+        let class_of = canonicals
+            .par_iter()
+            .map(|&(rep, sym)| {
+                let class = representatives
+                    .binary_search(&Bitboard(rep))
+                    .expect("every set has a representative");
+                (class as u32) << 4 | sym
             })
             .collect();
         let stabilizers = representatives
             .iter()
-            .map(|reps| {
-                reps.iter()
-                    .map(|&r| {
-                        symmetries
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, s)| s.apply(r) == r)
-                            .fold(0u16, |mask, (i, _)| mask | 1 << i)
-                    })
-                    .collect()
+            .map(|&r| {
+                symmetries
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.apply(r) == r)
+                    .fold(0u16, |mask, (i, _)| mask | 1 << i)
             })
             .collect();
-        SetClasses {
-            symmetries,
+        SizeClasses {
             class_of,
             representatives,
             stabilizers,
         }
     }
 
-    /// The classes of point sets of `board`, built once per board.
+    /// The classes of point sets of `board`, one instance per board.
     pub fn of(board: &'static Board) -> &'static SetClasses {
         static CACHE: Mutex<Vec<(usize, &'static SetClasses)>> = Mutex::new(Vec::new());
         let key = board as *const Board as usize;
@@ -178,7 +192,7 @@ impl SetClasses {
 
     /// Number of classes of sets of `size` points.
     pub fn count(&self, size: usize) -> usize {
-        self.representatives[size].len()
+        self.size(size).representatives.len()
     }
 }
 
@@ -187,6 +201,8 @@ impl SetClasses {
 /// every sector with these board counts shares it.
 pub struct SectorIndex {
     classes: &'static SetClasses,
+    /// The classes of the side to move's men.
+    sets: &'static SizeClasses,
     board_mask: Bitboard,
     us: usize,
     them: usize,
@@ -265,8 +281,9 @@ impl SectorIndex {
         let board_mask = board.all();
         let free_count = board.len() - us;
         let plain = binomial(free_count, them);
-        let reps = &classes.representatives[us];
-        let stabs = &classes.stabilizers[us];
+        let sets = classes.size(us);
+        let reps = &sets.representatives;
+        let stabs = &sets.stabilizers;
         let symmetric: Vec<Option<CanonicalRanks>> = (0..reps.len())
             .into_par_iter()
             .map(|c| {
@@ -278,9 +295,9 @@ impl SectorIndex {
                 let mut compressed = compress_unrank(0, them);
                 for rank in 0..plain {
                     let set = expand(compressed, free);
-                    if stabilizer_images(classes, stabs[c], set)
-                        .all(|image| colex_rank(image, free) >= rank)
-                    {
+                    // Subsets of `free` of one size compare in colex order as
+                    // their bit patterns compare: no rank is needed.
+                    if stabilizer_images(classes, stabs[c], set).all(|image| image.0 >= set.0) {
                         ranks.push(rank as u32);
                     }
                     compressed = next_combination(compressed);
@@ -297,6 +314,7 @@ impl SectorIndex {
         offsets.push(total);
         SectorIndex {
             classes,
+            sets,
             board_mask,
             us,
             them,
@@ -314,9 +332,10 @@ impl SectorIndex {
         let classes = SetClasses::of(board);
         let free_count = board.len() - us;
         let plain = binomial(free_count, them);
-        classes.representatives[us]
+        let sets = classes.size(us);
+        sets.representatives
             .iter()
-            .zip(&classes.stabilizers[us])
+            .zip(&sets.stabilizers)
             .map(|(&rep, &stab)| {
                 if stab == 1 {
                     return plain;
@@ -352,21 +371,22 @@ impl SectorIndex {
         debug_assert_eq!(us.count() as usize, self.us);
         debug_assert_eq!(them.count() as usize, self.them);
         debug_assert!((us & them).is_empty());
-        let entry = self.classes.class_of[self.us][combination_rank(us) as usize];
+        let entry = self.sets.class_of[combination_rank(us) as usize];
         let class = entry >> 4;
         let sym = &self.classes.symmetries[(entry & 15) as usize];
-        let rep = self.classes.representatives[self.us][class as usize];
+        let rep = self.sets.representatives[class as usize];
         let free = self.board_mask & !rep;
         let them = sym.apply(them);
         let offset = self.offsets[class as usize];
-        let stab = self.classes.stabilizers[self.us][class as usize];
+        let stab = self.sets.stabilizers[class as usize];
         if stab == 1 {
             return offset + colex_rank(them, free);
         }
-        let rank = stabilizer_images(self.classes, stab, them)
-            .map(|image| colex_rank(image, free))
-            .min()
+        // The least image in colex order is the least bit pattern.
+        let least = stabilizer_images(self.classes, stab, them)
+            .min_by_key(|image| image.0)
             .expect("the identity fixes everything");
+        let rank = colex_rank(least, free);
         let table = self.symmetric[class as usize]
             .as_ref()
             .expect("symmetric class");
@@ -391,7 +411,7 @@ impl SectorIndex {
         );
         let class = self.offsets.partition_point(|&o| o <= index) - 1;
         let local = index - self.offsets[class];
-        let rep = self.classes.representatives[self.us][class];
+        let rep = self.sets.representatives[class];
         let rank = match &self.symmetric[class] {
             None => local,
             Some(table) => table.ascending[local as usize] as u64,
@@ -423,7 +443,7 @@ impl SectorIndex {
         let mut class = self.offsets.partition_point(|&o| o <= range.start) - 1;
         let mut index = range.start;
         while index < range.end {
-            let rep = self.classes.representatives[self.us][class];
+            let rep = self.sets.representatives[class];
             let free = self.board_mask & !rep;
             let class_end = self.offsets[class + 1].min(range.end);
             let local = index - self.offsets[class];

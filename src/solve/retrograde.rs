@@ -102,14 +102,12 @@ impl<'a> Exits<'a> {
         let sectors = keys
             .into_iter()
             .map(|s| {
-                let index = SectorIndex::of(variant.board, s.us_board as usize, s.them_board as usize);
+                let index =
+                    SectorIndex::of(variant.board, s.us_board as usize, s.them_board as usize);
                 Ok((s, index, tablebase.sector(s)?))
             })
             .collect::<Result<_, ProbeError>>()?;
-        Ok(Exits {
-            tablebase,
-            sectors,
-        })
+        Ok(Exits { tablebase, sectors })
     }
 
     /// The value of a child outside the unit, for its side to move.
@@ -120,12 +118,13 @@ impl<'a> Exits<'a> {
         }
         let key = SectorKey::of(child);
         match self.sectors.iter().find(|(s, _, _)| *s == key) {
-            Some((_, index, file)) => file
-                .value(index.index(child.us(), child.them()))
-                .map_err(|source| ProbeError::Corrupted {
-                    path: self.tablebase.path(key),
-                    source,
-                }),
+            Some((_, index, file)) => {
+                file.value(index.index(child.us(), child.them()))
+                    .map_err(|source| ProbeError::Corrupted {
+                        path: self.tablebase.path(key),
+                        source,
+                    })
+            }
             // Missing files and game ends: the tablebase explains or answers.
             None => self.tablebase.value(child),
         }

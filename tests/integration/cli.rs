@@ -26,7 +26,11 @@ fn database_failure(args: &[&str]) -> String {
 
 fn failure_with(args: &[&str], code: i32) -> String {
     let out = morris().args(args).output().unwrap();
-    assert_eq!(out.status.code(), Some(code), "{args:?} must fail with {code}");
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?} must fail with {code}"
+    );
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(!err.contains("panicked"), "{err}");
     err
@@ -101,9 +105,20 @@ fn probe_prints_values_moves_and_lines() {
     let (_dir, db) = six_database();
     let text = stdout(&["--variant", "six", "probe", "--db", &db, "start", "--line"]);
     assert!(text.contains("White to move: draw"), "{text}");
-    assert!(text.contains("line: ") && text.contains("(repeats: draw)"), "{text}");
+    assert!(
+        text.contains("line: ") && text.contains("(repeats: draw)"),
+        "{text}"
+    );
     // JSON: the documented shape, moves best first, values for the mover.
-    let json = stdout(&["--variant", "six", "probe", "--db", &db, "--json", SIX_MIDGAME]);
+    let json = stdout(&[
+        "--variant",
+        "six",
+        "probe",
+        "--db",
+        &db,
+        "--json",
+        SIX_MIDGAME,
+    ]);
     let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
     assert_eq!(v["position"], SIX_MIDGAME);
     let moves = v["moves"].as_array().unwrap();
@@ -123,7 +138,15 @@ fn probe_prints_values_moves_and_lines() {
     assert!(moves.windows(2).all(|w| rank(&w[0]) >= rank(&w[1])));
     // Each move's value is its position's value seen from the mover.
     for m in moves.iter().take(3) {
-        let child = stdout(&["--variant", "six", "probe", "--db", &db, "--json", m["position"].as_str().unwrap()]);
+        let child = stdout(&[
+            "--variant",
+            "six",
+            "probe",
+            "--db",
+            &db,
+            "--json",
+            m["position"].as_str().unwrap(),
+        ]);
         let c: serde_json::Value = serde_json::from_str(child.trim()).unwrap();
         let flipped = match c["wdl"].as_str().unwrap() {
             "win" => "loss",
@@ -132,7 +155,10 @@ fn probe_prints_values_moves_and_lines() {
         };
         assert_eq!(m["wdl"], flipped);
         if !c["plies"].is_null() {
-            assert_eq!(m["plies"].as_i64().unwrap(), c["plies"].as_i64().unwrap() + 1);
+            assert_eq!(
+                m["plies"].as_i64().unwrap(),
+                c["plies"].as_i64().unwrap() + 1
+            );
         }
     }
 }
@@ -141,11 +167,28 @@ fn probe_prints_values_moves_and_lines() {
 fn batch_probes_keep_the_input_order() {
     let (dir, db) = six_database();
     let input = dir.path().join("positions.txt");
-    let positions = ["start", SIX_MIDGAME, "WWW/.B./B..B/.B./W.. b 0 0", "W.B/.W./B..W/.B./... b 2 3"];
+    let positions = [
+        "start",
+        SIX_MIDGAME,
+        "WWW/.B./B..B/.B./W.. b 0 0",
+        "W.B/.W./B..W/.B./... b 2 3",
+    ];
     std::fs::write(&input, positions.join("\n") + "\n\n").unwrap();
     let input = input.to_str().unwrap();
-    let out = stdout(&["--variant", "six", "probe", "--db", &db, "--batch", input, "--json"]);
-    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let out = stdout(&[
+        "--variant",
+        "six",
+        "probe",
+        "--db",
+        &db,
+        "--batch",
+        input,
+        "--json",
+    ]);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), positions.len());
     for (line, wanted) in lines.iter().zip(positions) {
         if wanted != "start" {
@@ -153,14 +196,33 @@ fn batch_probes_keep_the_input_order() {
         }
         assert!(line.get("moves").is_none(), "moves only with --moves");
     }
-    let with_moves = stdout(&["--variant", "six", "probe", "--db", &db, "--batch", input, "--json", "--moves"]);
+    let with_moves = stdout(&[
+        "--variant",
+        "six",
+        "probe",
+        "--db",
+        &db,
+        "--batch",
+        input,
+        "--json",
+        "--moves",
+    ]);
     assert!(with_moves.lines().all(|l| l.contains("\"moves\"")));
     let text = stdout(&["--variant", "six", "probe", "--db", &db, "--batch", input]);
     assert_eq!(text.lines().count(), positions.len());
     assert!(text.lines().all(|l| l.contains('\t')));
     // Standard input, and a bad line among good ones: reported in place.
     let out = morris()
-        .args(["--variant", "six", "probe", "--db", &db, "--batch", "-", "--json"])
+        .args([
+            "--variant",
+            "six",
+            "probe",
+            "--db",
+            &db,
+            "--batch",
+            "-",
+            "--json",
+        ])
         .write_stdin(format!("{SIX_MIDGAME}\nnonsense\nstart\n"))
         .output()
         .unwrap();
@@ -169,14 +231,24 @@ fn batch_probes_keep_the_input_order() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3);
     assert!(lines[1].contains("\"error\""));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("1 of 3 positions"));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("1 of 3 positions")
+    );
 }
 
 #[test]
 fn probe_errors_have_messages_and_exit_codes() {
     let (dir, db) = six_database();
     let six = |args: &[&str]| -> Vec<String> {
-        let mut v = vec!["--variant".to_string(), "six".into(), "probe".into(), "--db".into(), db.clone()];
+        let mut v = vec![
+            "--variant".to_string(),
+            "six".into(),
+            "probe".into(),
+            "--db".into(),
+            db.clone(),
+        ];
         v.extend(args.iter().map(|s| s.to_string()));
         v
     };
@@ -190,7 +262,17 @@ fn probe_errors_have_messages_and_exit_codes() {
     // Not a database, another variant: exit 3.
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    assert!(database_failure(&["--variant", "six", "probe", "--db", empty.to_str().unwrap(), "start"]).contains("not a morris database"));
+    assert!(
+        database_failure(&[
+            "--variant",
+            "six",
+            "probe",
+            "--db",
+            empty.to_str().unwrap(),
+            "start"
+        ])
+        .contains("not a morris database")
+    );
     assert!(database_failure(&["probe", "--db", &db, "start"]).contains("holds a six database"));
     // A missing sector names itself and the command that builds it.
     let four_four = "WW./W../W.B./BB./B.. w 0 0";
@@ -198,7 +280,10 @@ fn probe_errors_have_messages_and_exit_codes() {
     let saved = std::fs::read(&sector).unwrap();
     std::fs::remove_file(&sector).unwrap();
     let missing = run(six(&[four_four]), 3);
-    assert!(missing.contains("4-4") && missing.contains("morris solve"), "{missing}");
+    assert!(
+        missing.contains("4-4") && missing.contains("morris solve"),
+        "{missing}"
+    );
     // A flipped byte among the values (caught by its block's checksum), in
     // the header, and a truncated file: all corrupted.
     for offset in [200, 30] {
@@ -216,12 +301,33 @@ fn probe_errors_have_messages_and_exit_codes() {
 #[test]
 fn play_against_perfect_play_and_watch_it() {
     let (_dir, db) = six_database();
-    let watched = stdout(&["--variant", "six", "play", "--db", &db, "--human", "none", "--seed", "7", "--values"]);
+    let watched = stdout(&[
+        "--variant",
+        "six",
+        "play",
+        "--db",
+        &db,
+        "--human",
+        "none",
+        "--seed",
+        "7",
+        "--values",
+    ]);
     assert!(watched.contains("White plays") && watched.contains("Black plays"));
     assert!(watched.contains("White to move: draw"));
     assert!(watched.contains("three times: a draw"), "{watched}");
     let out = morris()
-        .args(["--variant", "six", "play", "--db", &db, "--human", "white", "--seed", "1"])
+        .args([
+            "--variant",
+            "six",
+            "play",
+            "--db",
+            &db,
+            "--human",
+            "white",
+            "--seed",
+            "1",
+        ])
         .write_stdin("hint\nvalue\nz9\nd7-d6\nd7\nquit\n")
         .output()
         .unwrap();

@@ -58,12 +58,21 @@ fn probe_answers_equal_the_naive_solver() {
             Err(ProbeError::MissingSector { .. }) => continue,
             Err(e) => panic!("{e}"),
         };
-        assert_eq!(answer.value, value(expected), "{}", pos.notation(six().board));
+        assert_eq!(
+            answer.value,
+            value(expected),
+            "{}",
+            pos.notation(six().board)
+        );
         let mut wanted: Vec<Value> = naive
             .children(state)
             .iter()
             .map(|c| {
-                let v = if naive.count(c, 1) < 3 { (-1, 0) } else { oracle.get(c) };
+                let v = if naive.count(c, 1) < 3 {
+                    (-1, 0)
+                } else {
+                    oracle.get(c)
+                };
                 value(v).from_parent()
             })
             .collect();
@@ -107,7 +116,9 @@ fn terminal_positions_need_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let variant = Variant::standard();
     let tb = Tablebase::create(dir.path(), variant).unwrap();
-    let two_men = variant.parse_position("WW./.../.../....../.../.../BBB w 0 0").unwrap();
+    let two_men = variant
+        .parse_position("WW./.../.../....../.../.../BBB w 0 0")
+        .unwrap();
     assert_eq!(tb.value(&two_men).unwrap(), Value::Loss(0));
     // White's four men are shut in by Black's.
     let index = SectorIndex::of(variant.board, 4, 6);
@@ -138,9 +149,19 @@ fn one_tablebase_serves_many_threads() {
     let together: Vec<Value> = std::thread::scope(|s| {
         let handles: Vec<_> = positions
             .chunks(positions.len() / 4 + 1)
-            .map(|chunk| s.spawn(|| chunk.iter().map(|p| tb.value(p).unwrap()).collect::<Vec<_>>()))
+            .map(|chunk| {
+                s.spawn(|| {
+                    chunk
+                        .iter()
+                        .map(|p| tb.value(p).unwrap())
+                        .collect::<Vec<_>>()
+                })
+            })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     });
     assert_eq!(alone, together);
 }
@@ -184,6 +205,9 @@ fn no_flipped_byte_gives_a_wrong_value() {
     for bytes in [&original[..original.len() / 2], &[][..], &[7u8; 300][..]] {
         std::fs::write(&file, bytes).unwrap();
         let tb = Tablebase::open(dir.path(), six()).unwrap();
-        assert!(matches!(tb.value(&positions[0]), Err(ProbeError::Corrupted { .. })));
+        assert!(matches!(
+            tb.value(&positions[0]),
+            Err(ProbeError::Corrupted { .. })
+        ));
     }
 }

@@ -70,7 +70,10 @@ fn compare_tablebase_with_oracle(tb: &Tablebase, sectors: &[Sector]) {
         }
     }
     for (state, value) in oracle.states.iter().zip(&oracle.values).step_by(7) {
-        assert_eq!(tb.value(&naive.position(state)).unwrap(), from_naive(*value));
+        assert_eq!(
+            tb.value(&naive.position(state)).unwrap(),
+            from_naive(*value)
+        );
     }
 }
 
@@ -205,7 +208,11 @@ fn the_whole_game_of_six_equals_the_naive_solver() {
         Value::Draw => (0, 0),
     };
     for sector in graph.sectors().filter(|s| !s.is_movement()) {
-        let index = SectorIndex::of(variant.board, sector.us_board as usize, sector.them_board as usize);
+        let index = SectorIndex::of(
+            variant.board,
+            sector.us_board as usize,
+            sector.them_board as usize,
+        );
         (0..index.size()).into_par_iter().for_each(|i| {
             let pos = index.position(i, sector.us_hand, sector.them_hand);
             let children = naive.children(&naive.state(&pos));
