@@ -38,25 +38,81 @@ pub fn binomial(n: usize, k: usize) -> u64 {
 /// `C(position, i + 1)` over the set's points in increasing order.
 #[inline]
 fn colex_rank(set: Bitboard, free: Bitboard) -> u64 {
-    let mut rank = 0;
-    let mut bits = set.0;
-    let mut k = 1;
-    while bits != 0 {
-        let p = bits.trailing_zeros();
-        let position = (free.0 & ((1u32 << p) - 1)).count_ones() as usize;
-        rank += BINOMIAL[position][k];
-        k += 1;
-        bits &= bits - 1;
-    }
-    rank
+    combination_rank(Bitboard(compress(set.0, free.0)))
 }
+
+/// The bits of `bits` at the points of `mask`, packed to the low end (BMI2's
+/// `pext` where the processor has it).
+#[inline]
+fn compress(bits: u32, mask: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if *HAS_BMI2 {
+        // SAFETY: the processor supports BMI2.
+        return unsafe { pext(bits, mask) };
+    }
+    let (mut out, mut rest, mut slot) = (0, mask, 0);
+    while rest != 0 {
+        let p = rest.trailing_zeros();
+        out |= (bits >> p & 1) << slot;
+        slot += 1;
+        rest &= rest - 1;
+    }
+    out
+}
+
+#[cfg(target_arch = "x86_64")]
+static HAS_BMI2: LazyLock<bool> = LazyLock::new(|| is_x86_feature_detected!("bmi2"));
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn pext(bits: u32, mask: u32) -> u32 {
+    std::arch::x86_64::_pext_u32(bits, mask)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn pdep(bits: u32, mask: u32) -> u32 {
+    std::arch::x86_64::_pdep_u32(bits, mask)
+}
+
+/// For each byte of a set of up to 24 points and each number of points below
+/// that byte, the byte's share of the combination rank.
+static RANK_BY_BYTE: LazyLock<Box<[[[u32; 256]; 25]; 3]>> = LazyLock::new(|| {
+    let mut table = Box::new([[[0u32; 256]; 25]; 3]);
+    for (place, by_count) in table.iter_mut().enumerate() {
+        for (below, row) in by_count.iter_mut().enumerate() {
+            for (byte, share) in row.iter_mut().enumerate() {
+                let mut k = below + 1;
+                for bit in 0..8 {
+                    if byte >> bit & 1 == 1 {
+                        *share += binomial(place * 8 + bit, k) as u32;
+                        k += 1;
+                    }
+                }
+            }
+        }
+    }
+    table
+});
 
 /// Colex rank of `set` among the subsets of its size of all points: the
 /// special case of [`colex_rank`] with every point free.
 #[inline]
 fn combination_rank(set: Bitboard) -> u64 {
+    let bits = set.0;
+    if bits >> 24 != 0 {
+        return combination_rank_by_bits(bits);
+    }
+    let table = &*RANK_BY_BYTE;
+    let (b0, b1, b2) = (bits & 255, bits >> 8 & 255, bits >> 16);
+    let c1 = b0.count_ones() as usize;
+    let c2 = c1 + b1.count_ones() as usize;
+    (table[0][0][b0 as usize] + table[1][c1][b1 as usize] + table[2][c2][b2 as usize]) as u64
+}
+
+/// [`combination_rank`] one point at a time, for boards past 24 points.
+fn combination_rank_by_bits(mut bits: u32) -> u64 {
     let mut rank = 0;
-    let mut bits = set.0;
     let mut k = 1;
     while bits != 0 {
         rank += BINOMIAL[bits.trailing_zeros() as usize][k];
@@ -208,9 +264,24 @@ pub struct SectorIndex {
     them: usize,
     /// First index of each `us` class, and the total size last.
     offsets: Vec<u64>,
+    /// For each run of `guide_step` indices, the class of its first: finds an
+    /// index's class in a step or two instead of a binary search.
+    guide: Vec<u32>,
+    guide_step: u64,
     /// For `us` classes with a symmetric representative: the canonical colex
     /// ranks of the other side's men.
     symmetric: Vec<Option<CanonicalRanks>>,
+}
+
+/// The side to move's men looked up once (see [`SectorIndex::us_class`]).
+#[derive(Clone, Copy, Debug)]
+pub struct UsClass {
+    pub us: Bitboard,
+    class: u32,
+    symmetry: u8,
+    free: Bitboard,
+    offset: u64,
+    stabilizer: u16,
 }
 
 /// The canonical ranks of one symmetric class: ascending (index to rank), and
@@ -312,6 +383,15 @@ impl SectorIndex {
             total += table.as_ref().map_or(plain, CanonicalRanks::len);
         }
         offsets.push(total);
+        let guide_step = (total / reps.len().max(1) as u64).max(1);
+        let mut guide = Vec::with_capacity((total / guide_step + 1) as usize);
+        let mut class = 0;
+        for start in (0..total).step_by(guide_step as usize) {
+            while offsets[class + 1] <= start {
+                class += 1;
+            }
+            guide.push(class as u32);
+        }
         SectorIndex {
             classes,
             sets,
@@ -319,6 +399,8 @@ impl SectorIndex {
             us,
             them,
             offsets,
+            guide,
+            guide_step,
             symmetric,
         }
     }
@@ -368,35 +450,61 @@ impl SectorIndex {
     /// In debug builds, when the counts do not match this index.
     #[inline]
     pub fn index(&self, us: Bitboard, them: Bitboard) -> u64 {
+        self.index_in(&self.us_class(us), them)
+    }
+
+    /// What the index of positions with the side to move's men `us` needs of
+    /// them, for [`SectorIndex::index_in`]: children that share `us` share it.
+    #[inline]
+    pub fn us_class(&self, us: Bitboard) -> UsClass {
         debug_assert_eq!(us.count() as usize, self.us);
-        debug_assert_eq!(them.count() as usize, self.them);
-        debug_assert!((us & them).is_empty());
         let entry = self.sets.class_of[combination_rank(us) as usize];
         let class = entry >> 4;
-        let sym = &self.classes.symmetries[(entry & 15) as usize];
         let rep = self.sets.representatives[class as usize];
-        let free = self.board_mask & !rep;
-        let them = sym.apply(them);
-        let offset = self.offsets[class as usize];
-        let stab = self.sets.stabilizers[class as usize];
-        if stab == 1 {
-            return offset + colex_rank(them, free);
+        UsClass {
+            us,
+            class,
+            symmetry: (entry & 15) as u8,
+            free: self.board_mask & !rep,
+            offset: self.offsets[class as usize],
+            stabilizer: self.sets.stabilizers[class as usize],
+        }
+    }
+
+    /// The index of the position with the men of `class` and `them`.
+    #[inline]
+    pub fn index_in(&self, class: &UsClass, them: Bitboard) -> u64 {
+        debug_assert_eq!(them.count() as usize, self.them);
+        debug_assert!((class.us & them).is_empty());
+        let them = self.classes.symmetries[class.symmetry as usize].apply(them);
+        if class.stabilizer == 1 {
+            return class.offset + colex_rank(them, class.free);
         }
         // The least image in colex order is the least bit pattern.
-        let least = stabilizer_images(self.classes, stab, them)
+        let least = stabilizer_images(self.classes, class.stabilizer, them)
             .min_by_key(|image| image.0)
             .expect("the identity fixes everything");
-        let rank = colex_rank(least, free);
-        let table = self.symmetric[class as usize]
+        let rank = colex_rank(least, class.free);
+        let table = self.symmetric[class.class as usize]
             .as_ref()
             .expect("symmetric class");
-        offset + table.position(rank)
+        class.offset + table.position(rank)
     }
 
     /// The index of a position (whose side to move has this index's counts).
     #[inline]
     pub fn index_of(&self, pos: &Position) -> u64 {
         self.index(pos.us(), pos.them())
+    }
+
+    /// The `us` class holding `index` (which is below the size).
+    #[inline]
+    fn class_at(&self, index: u64) -> usize {
+        let mut class = self.guide[(index / self.guide_step) as usize] as usize;
+        while self.offsets[class + 1] <= index {
+            class += 1;
+        }
+        class
     }
 
     /// The canonical men `(us, them)` at `index`.
@@ -409,7 +517,7 @@ impl SectorIndex {
             "index {index} out of range {}",
             self.size()
         );
-        let class = self.offsets.partition_point(|&o| o <= index) - 1;
+        let class = self.class_at(index);
         let local = index - self.offsets[class];
         let rep = self.sets.representatives[class];
         let rank = match &self.symmetric[class] {
@@ -440,7 +548,7 @@ impl SectorIndex {
         if range.is_empty() {
             return;
         }
-        let mut class = self.offsets.partition_point(|&o| o <= range.start) - 1;
+        let mut class = self.class_at(range.start);
         let mut index = range.start;
         while index < range.end {
             let rep = self.sets.representatives[class];
@@ -496,9 +604,15 @@ fn next_combination(x: u32) -> u32 {
     (((r ^ x) >> 2) / c) | r
 }
 
-/// Deposits the low bits of `bits` on the points of `free`, in order.
+/// Deposits the low bits of `bits` on the points of `free`, in order (BMI2's
+/// `pdep` where the processor has it).
 #[inline]
 fn expand(mut bits: u32, free: Bitboard) -> Bitboard {
+    #[cfg(target_arch = "x86_64")]
+    if *HAS_BMI2 {
+        // SAFETY: the processor supports BMI2.
+        return Bitboard(unsafe { pdep(bits, free.0) });
+    }
     let mut out = 0;
     let mut slots = free.0;
     while bits != 0 && slots != 0 {

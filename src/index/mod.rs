@@ -3,5 +3,5 @@
 mod indexer;
 mod sector;
 
-pub use indexer::{SectorIndex, SetClasses, binomial};
+pub use indexer::{SectorIndex, SetClasses, UsClass, binomial};
 pub use sector::{SectorGraph, SectorKey, SectorParseError};

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::db::{ProbeError, SectorFile, Tablebase, Value};
-use crate::index::{SectorIndex, SectorKey};
+use crate::index::{SectorIndex, SectorKey, UsClass};
 use crate::rules::{Position, Variant};
 
 const RESOLVED: u16 = 0x8000;
@@ -278,11 +278,22 @@ fn initial_cell(
     let mut draw_outside = false;
     let mut any_move = false;
     let mut error = None;
+    // Children share the side to move's men except after a removal: their
+    // class is looked up once.
+    let mut last: Option<(usize, UsClass)> = None;
     variant.for_each_move(pos, |_, child| {
         any_move = true;
         let sector = SectorKey::of(&child);
         if let Some(k) = part_of(sector) {
-            inside.push((k, parts[k].index.index(child.us(), child.them())));
+            let class = match last {
+                Some((lk, c)) if lk == k && c.us == child.us() => c,
+                _ => {
+                    let c = parts[k].index.us_class(child.us());
+                    last = Some((k, c));
+                    c
+                }
+            };
+            inside.push((k, parts[k].index.index_in(&class, child.them())));
             return;
         }
         let value = match exits.value(&child) {
