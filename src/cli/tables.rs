@@ -127,14 +127,22 @@ impl Reporter {
                 sectors,
                 positions,
                 elapsed,
+                memory,
             } => {
                 if let Some(bar) = self.unit.lock().unwrap().take() {
                     bar.finish_and_clear();
                 }
                 self.total.inc(positions);
                 let rate = positions as f64 / elapsed.as_secs_f64().max(1e-9);
+                let memory = memory.map_or(String::new(), |m| {
+                    format!(
+                        ", {:.0} MiB in use, {:.2} bytes/position",
+                        m as f64 / 1048576.0,
+                        m as f64 / positions.max(1) as f64
+                    )
+                });
                 let msg = format!(
-                    "solved {}: {positions} positions in {:.2?} ({:.0} positions/s)",
+                    "solved {}: {positions} positions in {:.2?} ({:.0} positions/s{memory})",
                     names(sectors),
                     elapsed,
                     rate
@@ -342,6 +350,14 @@ pub fn bench(
             "peak resident memory: {:.1} MiB, {:.2} bytes per position of the largest sector ({largest})",
             peak as f64 / 1048576.0,
             peak as f64 / largest.max(1) as f64
+        )?;
+    }
+    if let Some((memory, positions)) = summary.peak_memory {
+        writeln!(
+            out,
+            "anonymous memory at the end of the heaviest unit (mapped files left out): {:.1} MiB, {:.2} bytes per position of that unit ({positions})",
+            memory as f64 / 1048576.0,
+            memory as f64 / positions.max(1) as f64
         )?;
     }
     let disk: u64 = summary

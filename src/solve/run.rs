@@ -44,6 +44,9 @@ pub enum SolveEvent<'a> {
         sectors: &'a [SectorKey],
         positions: u64,
         elapsed: Duration,
+        /// The process's anonymous memory with the unit's values still held
+        /// (mapped files excluded), where the system reports it.
+        memory: Option<u64>,
     },
     Skipped {
         sectors: &'a [SectorKey],
@@ -60,6 +63,9 @@ pub struct SolveSummary {
     pub sectors: Vec<(SectorKey, u64, Duration)>,
     /// Per solved unit: its sectors, positions and seconds.
     pub units: Vec<(Vec<SectorKey>, u64, Duration)>,
+    /// The most anonymous memory (not mapped files) seen at the end of a
+    /// unit, with its values held, and that unit's positions.
+    pub peak_memory: Option<(u64, u64)>,
 }
 
 /// Solves the selected sectors and their dependencies into `options.db`,
@@ -137,6 +143,12 @@ pub fn solve(
             }
         }
         let elapsed = unit_start.elapsed();
+        let memory = anonymous_memory();
+        if let Some(m) = memory
+            && summary.peak_memory.is_none_or(|(peak, _)| m > peak)
+        {
+            summary.peak_memory = Some((m, positions));
+        }
         for s in unit {
             summary.sectors.push((*s, size(s), elapsed));
         }
@@ -147,10 +159,21 @@ pub fn solve(
             sectors: unit,
             positions,
             elapsed,
+            memory,
         });
+        drop(solved);
     }
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// Resident anonymous memory of this process (Linux: `RssAnon`), which
+/// leaves out the mapped database files.
+pub fn anonymous_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("RssAnon:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 fn write(
