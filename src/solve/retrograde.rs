@@ -110,24 +110,65 @@ impl<'a> Exits<'a> {
         Ok(Exits { tablebase, sectors })
     }
 
-    /// The value of a child outside the unit, for its side to move.
+    /// Where a child's value is: known already (a game end, or answered by
+    /// the tablebase), or at an index of one of the mapped sectors, whose
+    /// byte is prefetched so that a position's children load in parallel.
+    /// `last` remembers the previous child's class lookup: children that keep
+    /// the side to move's men (all but removals) share it.
     #[inline]
-    fn value(&self, child: &Position) -> Result<Value, ProbeError> {
+    fn locate(
+        &self,
+        child: &Position,
+        last: &mut Option<(SectorKey, UsClass)>,
+    ) -> Result<Exit, ProbeError> {
         if child.total(child.to_move) < 3 {
-            return Ok(Value::Loss(0));
+            return Ok(Exit::Known(Value::Loss(0)));
         }
         let key = SectorKey::of(child);
-        match self.sectors.iter().find(|(s, _, _)| *s == key) {
-            Some((_, index, file)) => {
-                file.value(index.index(child.us(), child.them()))
-                    .map_err(|source| ProbeError::Corrupted {
-                        path: self.tablebase.path(key),
-                        source,
-                    })
-            }
+        let Some(entry) = self.sectors.iter().position(|(s, _, _)| *s == key) else {
             // Missing files and game ends: the tablebase explains or answers.
-            None => self.tablebase.value(child),
-        }
+            return self.tablebase.value(child).map(Exit::Known);
+        };
+        let (_, index, file) = &self.sectors[entry];
+        let class = match *last {
+            Some((k, c)) if k == key && c.us == child.us() => c,
+            _ => {
+                let c = index.us_class(child.us());
+                *last = Some((key, c));
+                c
+            }
+        };
+        let at = index.index_in(&class, child.them());
+        prefetch(file.bytes(), at);
+        Ok(Exit::At(entry, at))
+    }
+
+    fn read(&self, entry: usize, index: u64) -> Result<Value, ProbeError> {
+        let (key, _, file) = &self.sectors[entry];
+        file.value(index).map_err(|source| ProbeError::Corrupted {
+            path: self.tablebase.path(*key),
+            source,
+        })
+    }
+}
+
+/// A child outside the unit, see [`Exits::locate`].
+enum Exit {
+    Known(Value),
+    At(usize, u64),
+}
+
+/// Asks the processor to start loading `items[at]`.
+#[inline]
+fn prefetch<T>(items: &[T], at: u64) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = items.get(at as usize) {
+        // SAFETY: a prefetch has no effect on memory; the address is in the slice.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                item as *const T as *const i8,
+            )
+        };
     }
 }
 
@@ -176,32 +217,33 @@ pub fn solve_unit(
     let max_level = AtomicU64::new(0);
     let unresolved = AtomicU64::new(0);
     for part in &parts {
-        part.chunks().try_for_each_init(Vec::new, |inside, chunk| {
-            let mut result = Ok(());
-            part.index.for_each_in(chunk, |i, us, them| {
-                if result.is_err() {
-                    return;
-                }
-                let pos =
-                    Position::from_sides(us, part.sector.us_hand, them, part.sector.them_hand);
-                match initial_cell(variant, &pos, &exits, &part_of, &parts, inside) {
-                    Ok(cell) => {
-                        let level = if cell & RESOLVED != 0 {
-                            cell & !RESOLVED
-                        } else {
-                            unresolved.fetch_add(1, Ordering::Relaxed);
-                            cell & MAX_BOUND
-                        };
-                        if level != DRAW {
-                            max_level.fetch_max(level as u64, Ordering::Relaxed);
-                        }
-                        part.cells[i as usize].store(cell, Ordering::Relaxed);
+        part.chunks()
+            .try_for_each_init(Default::default, |(inside, pending), chunk| {
+                let mut result = Ok(());
+                part.index.for_each_in(chunk, |i, us, them| {
+                    if result.is_err() {
+                        return;
                     }
-                    Err(e) => result = Err(e),
-                }
-            });
-            result
-        })?;
+                    let pos =
+                        Position::from_sides(us, part.sector.us_hand, them, part.sector.them_hand);
+                    match initial_cell(variant, &pos, &exits, &part_of, &parts, inside, pending) {
+                        Ok(cell) => {
+                            let level = if cell & RESOLVED != 0 {
+                                cell & !RESOLVED
+                            } else {
+                                unresolved.fetch_add(1, Ordering::Relaxed);
+                                cell & MAX_BOUND
+                            };
+                            if level != DRAW {
+                                max_level.fetch_max(level as u64, Ordering::Relaxed);
+                            }
+                            part.cells[i as usize].store(cell, Ordering::Relaxed);
+                        }
+                        Err(e) => result = Err(e),
+                    }
+                });
+                result
+            })?;
     }
     on_event(UnitEvent::Initialised {
         positions: parts.iter().map(|p| p.index.size()).sum(),
@@ -281,12 +323,14 @@ fn initial_cell(
     part_of: &impl Fn(SectorKey) -> Option<usize>,
     parts: &[Part],
     inside: &mut Vec<(usize, u64)>,
+    pending: &mut Vec<(usize, u64)>,
 ) -> Result<u16, ProbeError> {
     if variant.static_outcome(pos).is_some() {
         // Only Morabaraba's full board: sectors hold no side below three men.
         return Ok(RESOLVED | DRAW);
     }
     inside.clear();
+    pending.clear();
     let mut best_win: Option<u16> = None;
     let mut longest_loss: u16 = 0;
     let mut draw_outside = false;
@@ -295,6 +339,7 @@ fn initial_cell(
     // Children share the side to move's men except after a removal: their
     // class is looked up once.
     let mut last: Option<(usize, UsClass)> = None;
+    let mut last_exit: Option<(SectorKey, UsClass)> = None;
     variant.for_each_move(pos, |_, child| {
         any_move = true;
         let sector = SectorKey::of(&child);
@@ -310,8 +355,12 @@ fn initial_cell(
             inside.push((k, parts[k].index.index_in(&class, child.them())));
             return;
         }
-        let value = match exits.value(&child) {
-            Ok(v) => v,
+        let value = match exits.locate(&child, &mut last_exit) {
+            Ok(Exit::Known(v)) => v,
+            Ok(Exit::At(entry, index)) => {
+                pending.push((entry, index));
+                return;
+            }
             Err(e) => {
                 error = Some(e);
                 return;
@@ -325,6 +374,14 @@ fn initial_cell(
     });
     if let Some(e) = error {
         return Err(e);
+    }
+    // The prefetched children, read now that their loads are under way.
+    for &(entry, index) in pending.iter() {
+        match exits.read(entry, index)?.from_parent() {
+            Value::Win(n) => best_win = Some(best_win.map_or(n, |b| b.min(n))),
+            Value::Loss(n) => longest_loss = longest_loss.max(n),
+            Value::Draw => draw_outside = true,
+        }
     }
     if !any_move {
         return Ok(RESOLVED); // blocked: lost in 0
@@ -396,7 +453,9 @@ fn propagate(
     preds.clear();
     variant.for_each_quiet_unslide(&pos, |p| {
         if let Some(k) = part_of(SectorKey::of(&p)) {
-            preds.push((k, parts[k].index.index(p.us(), p.them())));
+            let i = parts[k].index.index(p.us(), p.them());
+            prefetch(parts[k].cells, i);
+            preds.push((k, i));
         }
     });
     preds.sort_unstable();
