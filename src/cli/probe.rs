@@ -106,7 +106,8 @@ pub fn batch(
     input: &Path,
     options: &ProbeOptions,
 ) -> Result<()> {
-    let tablebase = open(db, variant)?;
+    // Many probes: indices built in memory answer faster than stored ones.
+    let tablebase = open(db, variant)?.with_built_indices();
     let reader: Box<dyn BufRead> = if input == Path::new("-") {
         Box::new(std::io::stdin().lock())
     } else {

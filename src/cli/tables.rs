@@ -465,6 +465,7 @@ pub fn bench_probe(out: &mut dyn Write, variant: &'static Variant, db: &Path) ->
     }
     let tablebase = Tablebase::open(db, variant)?;
     let mut first_probe = Vec::new();
+    let many = Tablebase::open(db, variant)?.with_built_indices();
     let mut samples = Vec::new();
     let per_sector = (2_000_000 / sectors.len()).max(1000);
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -511,23 +512,6 @@ pub fn bench_probe(out: &mut dyn Write, variant: &'static Variant, db: &Path) ->
     for i in (1..samples.len()).rev() {
         samples.swap(i, (random() % (i as u64 + 1)) as usize);
     }
-    let warm_up: u64 = samples
-        .par_iter()
-        .map(|p| tablebase.value(p).map_or(0, |v| v.rank() as u64))
-        .sum();
-    let started = Instant::now();
-    let one: u64 = samples
-        .iter()
-        .map(|p| tablebase.value(p).map_or(0, |v| v.rank() as u64))
-        .sum();
-    let one_rate = samples.len() as f64 / started.elapsed().as_secs_f64();
-    let started = Instant::now();
-    let all: u64 = samples
-        .par_iter()
-        .map(|p| tablebase.value(p).map_or(0, |v| v.rank() as u64))
-        .sum();
-    let all_rate = samples.len() as f64 / started.elapsed().as_secs_f64();
-    assert!(warm_up == one && one == all, "probes agree");
     first_probe.sort();
     writeln!(
         out,
@@ -542,17 +526,40 @@ pub fn bench_probe(out: &mut dyn Write, variant: &'static Variant, db: &Path) ->
         sectors.len(),
         db.display()
     )?;
-    writeln!(out, "  one thread:  {one_rate:>12.0} probes/s")?;
     writeln!(
         out,
-        "  {} threads: {all_rate:>12.0} probes/s",
-        rayon::current_num_threads()
-    )?;
-    writeln!(
-        out,
-        "  first probe of a sector (map the file, build its index): median {:.2?}, max {:.2?}",
+        "  first probe of a sector (map its file and its stored index, or build the index): median {:.2?}, max {:.2?}",
         first_probe[first_probe.len() / 2],
         first_probe[first_probe.len() - 1]
     )?;
+    let mut answers = Vec::new();
+    for (label, tb) in [
+        ("stored indices (probe)", &tablebase),
+        ("built indices (probe --batch)", &many),
+    ] {
+        let sum = |parallel: bool| -> (u64, f64) {
+            let started = Instant::now();
+            let value = |p: &crate::Position| tb.value(p).map_or(0, |v| v.rank() as u64);
+            let total = if parallel {
+                samples.par_iter().map(value).sum()
+            } else {
+                samples.iter().map(value).sum()
+            };
+            (
+                total,
+                samples.len() as f64 / started.elapsed().as_secs_f64(),
+            )
+        };
+        answers.push(sum(true).0); // warm-up: maps and indices
+        let (one, one_rate) = sum(false);
+        let (all, all_rate) = sum(true);
+        answers.extend([one, all]);
+        writeln!(
+            out,
+            "  {label}: {one_rate:.0} probes/s on one thread, {all_rate:.0} on {}",
+            rayon::current_num_threads()
+        )?;
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]), "probes agree");
     Ok(())
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, RwLock};
 use super::file::{OpenError, SectorFile, file_name};
 use super::format::FormatError;
 use super::value::Value;
-use crate::index::{SectorIndex, SectorKey};
+use crate::index::{SectorIndex, SectorKey, StoredIndex};
 use crate::rules::{Outcome, Position, Variant};
 
 /// Name of the file that records which variant a folder holds.
@@ -50,9 +50,34 @@ pub struct Tablebase {
     variant: &'static Variant,
     /// Sectors mapped so far, with their indices.
     files: RwLock<HashMap<SectorKey, Mapped>>,
+    /// Build each sector's index in memory even where it is stored.
+    build_indices: bool,
 }
 
-type Mapped = (Arc<SectorFile>, Arc<SectorIndex>);
+type Mapped = (Arc<SectorFile>, Arc<ProbeIndex>);
+
+/// A sector's index for probing: its stored tables when the folder has them
+/// (a cold probe reads a few pages), else built in memory.
+enum ProbeIndex {
+    Stored(StoredIndex),
+    Built(Arc<SectorIndex>),
+}
+
+impl ProbeIndex {
+    fn size(&self) -> u64 {
+        match self {
+            ProbeIndex::Stored(s) => s.size(),
+            ProbeIndex::Built(b) => b.size(),
+        }
+    }
+
+    fn index(&self, pos: &Position) -> Result<u64, FormatError> {
+        match self {
+            ProbeIndex::Stored(s) => s.index(pos.us(), pos.them()),
+            ProbeIndex::Built(b) => Ok(b.index(pos.us(), pos.them())),
+        }
+    }
+}
 
 impl Tablebase {
     /// Opens an existing database folder built for `variant`.
@@ -68,6 +93,7 @@ impl Tablebase {
             dir: dir.to_path_buf(),
             variant,
             files: RwLock::new(HashMap::new()),
+            build_indices: false,
         })
     }
 
@@ -102,6 +128,14 @@ impl Tablebase {
             }
         }
         Tablebase::open(dir, variant)
+    }
+
+    /// Builds each sector's index in memory on first use instead of mapping
+    /// the stored one: a slower first probe of each sector (tens of
+    /// milliseconds on big ones), faster probes after it. For many probes.
+    pub fn with_built_indices(mut self) -> Tablebase {
+        self.build_indices = true;
+        self
     }
 
     pub fn dir(&self) -> &Path {
@@ -176,18 +210,27 @@ impl Tablebase {
                 wanted: self.variant.name.to_string(),
             });
         }
-        let index = SectorIndex::of(
-            self.variant.board,
-            sector.us_board as usize,
-            sector.them_board as usize,
-        );
+        let stored = if self.build_indices {
+            Ok(None)
+        } else {
+            StoredIndex::open(&self.dir, self.variant, sector.us_board, sector.them_board)
+        };
+        let index = match stored {
+            Ok(Some(stored)) => ProbeIndex::Stored(stored),
+            Ok(None) => ProbeIndex::Built(SectorIndex::of(
+                self.variant.board,
+                sector.us_board as usize,
+                sector.them_board as usize,
+            )),
+            Err((path, source)) => return Err(ProbeError::Corrupted { path, source }),
+        };
         if h.sector != sector || h.positions != index.size() {
             return Err(ProbeError::Corrupted {
                 path,
                 source: FormatError::Header("sector or size does not match its name"),
             });
         }
-        let mapped = (Arc::new(file), index);
+        let mapped = (Arc::new(file), Arc::new(index));
         self.files
             .write()
             .unwrap_or_else(|e| e.into_inner())
@@ -241,11 +284,12 @@ impl Tablebase {
             }
             Err(e) => return Err(e),
         };
-        file.value(index.index(pos.us(), pos.them()))
-            .map_err(|source| ProbeError::Corrupted {
-                path: self.path(sector),
-                source,
-            })
+        let corrupted = |source| ProbeError::Corrupted {
+            path: self.path(sector),
+            source,
+        };
+        file.value(index.index(pos).map_err(corrupted)?)
+            .map_err(corrupted)
     }
 }
 

@@ -37,7 +37,7 @@ pub fn binomial(n: usize, k: usize) -> u64 {
 /// the points of `free` are numbered from 0 upwards and the rank is the sum of
 /// `C(position, i + 1)` over the set's points in increasing order.
 #[inline]
-fn colex_rank(set: Bitboard, free: Bitboard) -> u64 {
+pub(crate) fn colex_rank(set: Bitboard, free: Bitboard) -> u64 {
     combination_rank(Bitboard(compress(set.0, free.0)))
 }
 
@@ -432,6 +432,11 @@ impl SectorIndex {
             .sum()
     }
 
+    /// Men on the board: the side to move's, the other side's.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.us, self.them)
+    }
+
     /// Number of indices: exactly the number of positions up to symmetry.
     pub fn size(&self) -> u64 {
         *self.offsets.last().unwrap()
@@ -495,6 +500,49 @@ impl SectorIndex {
     #[inline]
     pub fn index_of(&self, pos: &Position) -> u64 {
         self.index(pos.us(), pos.them())
+    }
+
+    /// The tables a [`super::StoredIndex`] maps: per class its representative,
+    /// first index and first rank block (`u32::MAX` for a class without
+    /// symmetry), the total size last among the offsets; then every symmetric
+    /// class's rank blocks (bits, then count before), little-endian.
+    pub fn write_tables(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        for rep in &self.sets.representatives {
+            out.write_all(&rep.0.to_le_bytes())?;
+        }
+        for offset in &self.offsets {
+            out.write_all(&offset.to_le_bytes())?;
+        }
+        let mut first = 0u32;
+        for table in &self.symmetric {
+            let start = match table {
+                Some(t) => {
+                    let start = first;
+                    first += t.blocks.len() as u32;
+                    start
+                }
+                None => u32::MAX,
+            };
+            out.write_all(&start.to_le_bytes())?;
+        }
+        for table in self.symmetric.iter().flatten() {
+            for block in table.blocks.iter() {
+                out.write_all(&block.bits.to_le_bytes())?;
+                out.write_all(&block.before.to_le_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of `us` classes and of rank blocks, as [`SectorIndex::write_tables`] writes them.
+    pub fn table_counts(&self) -> (u64, u64) {
+        let blocks = self
+            .symmetric
+            .iter()
+            .flatten()
+            .map(|t| t.blocks.len() as u64)
+            .sum();
+        (self.sets.representatives.len() as u64, blocks)
     }
 
     /// The `us` class holding `index` (which is below the size).

@@ -2,6 +2,8 @@
 
 mod indexer;
 mod sector;
+mod stored;
 
 pub use indexer::{SectorIndex, SetClasses, UsClass, binomial};
 pub use sector::{SectorGraph, SectorKey, SectorParseError};
+pub use stored::{StoredIndex, index_file_name, write_stored_index};

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::retrograde::{SolvedSector, UnitEvent, solve_unit};
 use crate::db::{ESCAPE_BYTE, Header, ProbeError, Tablebase, write_sector};
-use crate::index::{SectorGraph, SectorIndex, SectorKey};
+use crate::index::{SectorGraph, SectorIndex, SectorKey, index_file_name, write_stored_index};
 use crate::rules::Variant;
 
 /// Which sectors to solve (their dependencies always come too).
@@ -124,6 +124,8 @@ pub fn solve(
             for &s in unit {
                 // A finished file is never rewritten, but a damaged one is reported.
                 tablebase.verify_checksum(s)?;
+                // Folders from before stored indices get them now.
+                store_index(&tablebase, variant, s)?;
             }
             on_event(SolveEvent::Skipped { sectors: unit });
             continue;
@@ -215,5 +217,24 @@ fn write(
     )
     .map_err(io)?;
     tablebase.forget(sector.sector);
-    Ok(())
+    store_index(tablebase, variant, sector.sector)
+}
+
+/// Writes the stored index of a sector's board counts, for fast cold probes.
+fn store_index(
+    tablebase: &Tablebase,
+    variant: &Variant,
+    sector: SectorKey,
+) -> Result<(), ProbeError> {
+    let (us, them) = (sector.us_board, sector.them_board);
+    if tablebase.dir().join(index_file_name(us, them)).is_file() {
+        return Ok(());
+    }
+    let index = SectorIndex::of(variant.board, us as usize, them as usize);
+    write_stored_index(tablebase.dir(), variant, &index).map_err(|e| {
+        ProbeError::Io(format!(
+            "cannot write {}: {e}",
+            tablebase.dir().join(index_file_name(us, them)).display()
+        ))
+    })
 }

@@ -172,3 +172,38 @@ fn the_index_is_exact_on_random_positions_of_the_largest_sectors() {
         }
     }
 }
+
+/// A stored index answers as the built one: every position of the small
+/// sectors of six and standard, in every symmetric image, and random ones of
+/// large sectors.
+#[test]
+fn stored_indices_equal_built_ones() {
+    use morris::index::{StoredIndex, write_stored_index};
+    for (name, pairs) in [
+        ("six", vec![(3, 3), (4, 5), (6, 6), (2, 5)]),
+        ("standard", vec![(3, 3), (3, 5), (4, 4), (8, 8), (9, 3)]),
+    ] {
+        let variant = Variant::by_name(name).unwrap();
+        let symmetries = variant.board.symmetries();
+        let dir = tempfile::tempdir().unwrap();
+        for (us, them) in pairs {
+            let built = SectorIndex::of(variant.board, us, them);
+            write_stored_index(dir.path(), variant, &built).unwrap();
+            let stored = StoredIndex::open(dir.path(), variant, us as u8, them as u8)
+                .unwrap()
+                .unwrap();
+            assert_eq!(stored.size(), built.size());
+            let step = (built.size() / 200_000).max(1);
+            for i in (0..built.size()).step_by(step as usize) {
+                let (a, b) = built.men(i);
+                for s in symmetries {
+                    assert_eq!(
+                        stored.index(s.apply(a), s.apply(b)).unwrap(),
+                        i,
+                        "{name} {us}-{them}"
+                    );
+                }
+            }
+        }
+    }
+}

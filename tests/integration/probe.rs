@@ -211,3 +211,37 @@ fn no_flipped_byte_gives_a_wrong_value() {
         ));
     }
 }
+
+/// The solver stores each sector's index beside its files; a damaged stored
+/// index is reported like a damaged sector file.
+#[test]
+fn stored_indices_are_written_and_checked() {
+    let dir = six_database();
+    let path = dir.path().join(morris::index::index_file_name(4, 4));
+    assert!(path.is_file());
+    let pos = SectorIndex::of(six().board, 4, 4).position(7, 0, 0);
+    let good = Tablebase::open(dir.path(), six())
+        .unwrap()
+        .value(&pos)
+        .unwrap();
+    let original = std::fs::read(&path).unwrap();
+    for offset in [3, 20, 70, original.len() - 5] {
+        let mut damaged = original.clone();
+        damaged[offset] ^= 0x10;
+        std::fs::write(&path, &damaged).unwrap();
+        let err = Tablebase::open(dir.path(), six())
+            .unwrap()
+            .value(&pos)
+            .unwrap_err();
+        assert!(matches!(err, ProbeError::Corrupted { .. }), "{err}");
+    }
+    // Without it the index is built again, with the same answers.
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        Tablebase::open(dir.path(), six())
+            .unwrap()
+            .value(&pos)
+            .unwrap(),
+        good
+    );
+}
