@@ -159,6 +159,14 @@ impl Tablebase {
             || self.path(sector).is_file()
     }
 
+    /// Forgets every mapped sector and its index (they are mapped again on use).
+    pub fn forget_all(&self) {
+        self.files
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
     /// Forgets a mapped sector (before its file is replaced).
     pub fn forget(&self, sector: SectorKey) {
         self.files

@@ -252,6 +252,10 @@ impl SetClasses {
     }
 }
 
+/// Indices built so far, by board and counts.
+type Cache = Mutex<HashMap<(usize, usize, usize), Arc<SectorIndex>>>;
+static CACHE: LazyLock<Cache> = LazyLock::new(Default::default);
+
 /// The index of one board-count pair: the side to move has `us` men on the
 /// board and the other side `them`. Men in hand do not change the index, so
 /// every sector with these board counts shares it.
@@ -331,8 +335,6 @@ impl SectorIndex {
     /// The index of positions with `us` and `them` men on `board`, built once
     /// per board and counts.
     pub fn of(board: &'static Board, us: usize, them: usize) -> Arc<SectorIndex> {
-        type Cache = Mutex<HashMap<(usize, usize, usize), Arc<SectorIndex>>>;
-        static CACHE: LazyLock<Cache> = LazyLock::new(Default::default);
         let key = (board as *const Board as usize, us, them);
         if let Some(index) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
             return index.clone();
@@ -344,6 +346,12 @@ impl SectorIndex {
             .entry(key)
             .or_insert(index)
             .clone()
+    }
+
+    /// Drops the cached indices (those still in use live on): a long solve
+    /// calls it between units so its memory follows the unit in progress.
+    pub fn release_cached() {
+        CACHE.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
     fn new(board: &'static Board, us: usize, them: usize) -> SectorIndex {

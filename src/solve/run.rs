@@ -163,7 +163,10 @@ pub fn solve(
             elapsed,
             memory,
         });
+        // Memory follows the unit in progress: the next maps and builds what it needs.
         drop(solved);
+        tablebase.forget_all();
+        SectorIndex::release_cached();
     }
     summary.elapsed = started.elapsed();
     Ok(summary)
