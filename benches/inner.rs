@@ -63,20 +63,28 @@ fn men(bencher: Bencher, (us, them): (usize, usize)) {
         });
 }
 
+/// Runs `visit` over the samples, counted per position.
+fn per_position(bencher: Bencher, samples: &[Position], visit: impl Fn(&Position) -> u64 + Sync) {
+    bencher
+        .counter(divan::counter::ItemsCount::new(samples.len()))
+        .bench(|| {
+            samples
+                .iter()
+                .map(|p| visit(black_box(p)))
+                .fold(0u64, u64::wrapping_add)
+        });
+}
+
 /// Legal moves with their child positions, per position.
 #[divan::bench(args = [(3, 5), (6, 6), (8, 8)])]
 fn moves(bencher: Bencher, (us, them): (usize, usize)) {
     let variant = Variant::standard();
     let (_, samples) = sector_index(us, them);
-    bencher
-        .counter(divan::counter::ItemsCount::new(samples.len()))
-        .bench(|| {
-            let mut n = 0u64;
-            for p in &samples {
-                variant.for_each_move(black_box(p), |_, c| n += c.us().0 as u64);
-            }
-            n
-        });
+    per_position(bencher, &samples, |p| {
+        let mut n = 0u64;
+        variant.for_each_move(p, |_, c| n += c.us().0 as u64);
+        n
+    });
 }
 
 /// Quiet un-slides (the predecessors inside a unit), per position.
@@ -84,27 +92,18 @@ fn moves(bencher: Bencher, (us, them): (usize, usize)) {
 fn quiet_unslides(bencher: Bencher, (us, them): (usize, usize)) {
     let variant = Variant::standard();
     let (_, samples) = sector_index(us, them);
-    bencher
-        .counter(divan::counter::ItemsCount::new(samples.len()))
-        .bench(|| {
-            let mut n = 0u64;
-            for p in &samples {
-                variant.for_each_quiet_unslide(black_box(p), |c| n += c.us().0 as u64);
-            }
-            n
-        });
+    per_position(bencher, &samples, |p| {
+        let mut n = 0u64;
+        variant.for_each_quiet_unslide(p, |c| n += c.us().0 as u64);
+        n
+    });
 }
 
 /// The sector of a position (looked up for every child).
 #[divan::bench]
 fn sector_key(bencher: Bencher) {
     let (_, samples) = sector_index(6, 6);
-    bencher
-        .counter(divan::counter::ItemsCount::new(samples.len()))
-        .bench(|| {
-            samples
-                .iter()
-                .map(|p| SectorKey::of(black_box(p)).men_on_board() as u64)
-                .sum::<u64>()
-        });
+    per_position(bencher, &samples, |p| {
+        SectorKey::of(p).men_on_board() as u64
+    });
 }

@@ -100,25 +100,24 @@ fn six_database() -> (tempfile::TempDir, String) {
 
 const SIX_MIDGAME: &str = "W.B/.W./B..W/.B./... w 3 3";
 
+/// `morris --variant six probe --db DB ARGS...`, with what it prints.
+fn six_probe(db: &str, args: &[&str]) -> String {
+    let mut all = vec!["--variant", "six", "probe", "--db", db];
+    all.extend_from_slice(args);
+    stdout(&all)
+}
+
 #[test]
 fn probe_prints_values_moves_and_lines() {
     let (_dir, db) = six_database();
-    let text = stdout(&["--variant", "six", "probe", "--db", &db, "start", "--line"]);
+    let text = six_probe(&db, &["start", "--line"]);
     assert!(text.contains("White to move: draw"), "{text}");
     assert!(
         text.contains("line: ") && text.contains("(repeats: draw)"),
         "{text}"
     );
     // JSON: the documented shape, moves best first, values for the mover.
-    let json = stdout(&[
-        "--variant",
-        "six",
-        "probe",
-        "--db",
-        &db,
-        "--json",
-        SIX_MIDGAME,
-    ]);
+    let json = six_probe(&db, &["--json", SIX_MIDGAME]);
     let v: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
     assert_eq!(v["position"], SIX_MIDGAME);
     let moves = v["moves"].as_array().unwrap();
@@ -138,15 +137,7 @@ fn probe_prints_values_moves_and_lines() {
     assert!(moves.windows(2).all(|w| rank(&w[0]) >= rank(&w[1])));
     // Each move's value is its position's value seen from the mover.
     for m in moves.iter().take(3) {
-        let child = stdout(&[
-            "--variant",
-            "six",
-            "probe",
-            "--db",
-            &db,
-            "--json",
-            m["position"].as_str().unwrap(),
-        ]);
+        let child = six_probe(&db, &["--json", m["position"].as_str().unwrap()]);
         let c: serde_json::Value = serde_json::from_str(child.trim()).unwrap();
         let flipped = match c["wdl"].as_str().unwrap() {
             "win" => "loss",
@@ -175,16 +166,7 @@ fn batch_probes_keep_the_input_order() {
     ];
     std::fs::write(&input, positions.join("\n") + "\n\n").unwrap();
     let input = input.to_str().unwrap();
-    let out = stdout(&[
-        "--variant",
-        "six",
-        "probe",
-        "--db",
-        &db,
-        "--batch",
-        input,
-        "--json",
-    ]);
+    let out = six_probe(&db, &["--batch", input, "--json"]);
     let lines: Vec<serde_json::Value> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -196,19 +178,9 @@ fn batch_probes_keep_the_input_order() {
         }
         assert!(line.get("moves").is_none(), "moves only with --moves");
     }
-    let with_moves = stdout(&[
-        "--variant",
-        "six",
-        "probe",
-        "--db",
-        &db,
-        "--batch",
-        input,
-        "--json",
-        "--moves",
-    ]);
+    let with_moves = six_probe(&db, &["--batch", input, "--json", "--moves"]);
     assert!(with_moves.lines().all(|l| l.contains("\"moves\"")));
-    let text = stdout(&["--variant", "six", "probe", "--db", &db, "--batch", input]);
+    let text = six_probe(&db, &["--batch", input]);
     assert_eq!(text.lines().count(), positions.len());
     assert!(text.lines().all(|l| l.contains('\t')));
     // Standard input, and a bad line among good ones: reported in place.
