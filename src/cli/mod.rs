@@ -107,6 +107,9 @@ pub enum Command {
     Verify {
         #[command(flatten)]
         db: DbArg,
+        /// Only these sectors, e.g. 8-7,7-8 (their children are read, not checked).
+        #[arg(long, value_delimiter = ',')]
+        sectors: Vec<crate::index::SectorKey>,
     },
     /// The value of positions from a database, and every legal move with the
     /// value it leads to, best first (fastest wins, draws, longest losses).
@@ -263,7 +266,7 @@ pub fn run(cli: Cli) -> Result<()> {
             probe::play(out, &mut stdin.lock(), variant, &db.db, start, &options)
         }
         Command::Stats { db } => tables::stats(out, variant, &db.db),
-        Command::Verify { db } => tables::verify(out, variant, &db.db),
+        Command::Verify { db, sectors } => tables::verify(out, variant, &db.db, &sectors),
         Command::Bench {
             max_men,
             probe,

@@ -206,9 +206,10 @@ pub fn solve_command(
 }
 
 /// The sector files in a folder, sorted.
+/// The sectors whose files a folder holds, in order.
 fn sector_files(db: &Path) -> Result<Vec<SectorKey>> {
     let mut found = Vec::new();
-    for entry in std::fs::read_dir(db)? {
+    for entry in std::fs::read_dir(db).with_context(|| format!("cannot read {}", db.display()))? {
         let name = entry?.file_name().to_string_lossy().to_string();
         if let Some(key) = name
             .strip_suffix(".mdb")
@@ -263,10 +264,21 @@ pub fn stats(out: &mut dyn Write, variant: &'static Variant, db: &Path) -> Resul
     Ok(())
 }
 
-pub fn verify(out: &mut dyn Write, variant: &'static Variant, db: &Path) -> Result<()> {
+/// Verifies the sectors `only` names, or every sector file of the folder.
+pub fn verify(
+    out: &mut dyn Write,
+    variant: &'static Variant,
+    db: &Path,
+    only: &[SectorKey],
+) -> Result<()> {
     let tb = Tablebase::open(db, variant)?;
     let mut bad = 0u64;
-    for sector in sector_files(db)? {
+    let sectors = if only.is_empty() {
+        sector_files(db)?
+    } else {
+        only.to_vec()
+    };
+    for sector in sectors {
         let started = Instant::now();
         let (mismatches, total) = verify_sector(&tb, sector, 5)?;
         writeln!(
@@ -452,14 +464,7 @@ pub fn peak_rss_bytes() -> Option<u64> {
 /// all, files warm; and the first probe of each sector in a fresh process
 /// state (mapping the file and building its index).
 pub fn bench_probe(out: &mut dyn Write, variant: &'static Variant, db: &Path) -> Result<()> {
-    let mut sectors: Vec<SectorKey> = std::fs::read_dir(db)
-        .with_context(|| format!("cannot read {}", db.display()))?
-        .filter_map(|e| {
-            let name = e.ok()?.file_name().into_string().ok()?;
-            name.strip_suffix(".mdb")?.parse().ok()
-        })
-        .collect();
-    sectors.sort();
+    let sectors = sector_files(db)?;
     if sectors.is_empty() {
         bail!("{} holds no sector files", db.display());
     }

@@ -73,6 +73,7 @@ fn sectors_solve_stats_and_verify() {
         "{stats}"
     );
     assert!(stdout(&["verify", "--db", db]).contains("3-3: ok"));
+    assert!(stdout(&["verify", "--db", db, "--sectors", "3-3"]).contains("3-3: ok"));
     // Another variant's folder is refused.
     assert!(
         database_failure(&["--variant", "six", "solve", "--db", db, "--max-men", "6"])
