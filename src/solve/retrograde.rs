@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::db::{ProbeError, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsClass};
-use crate::rules::{Position, Variant};
+use crate::rules::{Bitboard, Position, Variant};
 
 const RESOLVED: u16 = 0x8000;
 const DRAW: u16 = 0x7fff;
@@ -113,14 +113,8 @@ impl<'a> Exits<'a> {
     /// Where a child's value is: known already (a game end, or answered by
     /// the tablebase), or at an index of one of the mapped sectors, whose
     /// byte is prefetched so that a position's children load in parallel.
-    /// `last` remembers the previous child's class lookup: children that keep
-    /// the side to move's men (all but removals) share it.
     #[inline]
-    fn locate(
-        &self,
-        child: &Position,
-        last: &mut Option<(SectorKey, UsClass)>,
-    ) -> Result<Exit, ProbeError> {
+    fn locate(&self, child: &Position, last: &mut LastClass) -> Result<Exit, ProbeError> {
         if child.total(child.to_move) < 3 {
             return Ok(Exit::Known(Value::Loss(0)));
         }
@@ -130,15 +124,7 @@ impl<'a> Exits<'a> {
             return self.tablebase.value(child).map(Exit::Known);
         };
         let (_, index, file) = &self.sectors[entry];
-        let class = match *last {
-            Some((k, c)) if k == key && c.us == child.us() => c,
-            _ => {
-                let c = index.us_class(child.us());
-                *last = Some((key, c));
-                c
-            }
-        };
-        let at = index.index_in(&class, child.them());
+        let at = last.index(entry, index, child.us(), child.them());
         prefetch(file.bytes(), at);
         Ok(Exit::At(entry, at))
     }
@@ -149,6 +135,27 @@ impl<'a> Exits<'a> {
             path: self.tablebase.path(*key),
             source,
         })
+    }
+}
+
+/// The last class lookup and the index (by position in a list) it was made
+/// in: a position's children keep the mover's men except after a removal,
+/// so most of them share it.
+#[derive(Default)]
+struct LastClass(Option<(usize, UsClass)>);
+
+impl LastClass {
+    #[inline]
+    fn index(&mut self, which: usize, index: &SectorIndex, us: Bitboard, them: Bitboard) -> u64 {
+        let class = match self.0 {
+            Some((w, c)) if w == which && c.us == us => c,
+            _ => {
+                let c = index.us_class(us);
+                self.0 = Some((which, c));
+                c
+            }
+        };
+        index.index_in(&class, them)
     }
 }
 
@@ -220,6 +227,9 @@ pub fn solve_unit(
         part.chunks()
             .try_for_each_init(Default::default, |(inside, pending), chunk| {
                 let mut result = Ok(());
+                // Counted per chunk: one shared atomic per position would
+                // make the threads contend.
+                let (mut open, mut deepest) = (0u64, 0u16);
                 part.index.for_each_in(chunk, |i, us, them| {
                     if result.is_err() {
                         return;
@@ -231,17 +241,19 @@ pub fn solve_unit(
                             let level = if cell & RESOLVED != 0 {
                                 cell & !RESOLVED
                             } else {
-                                unresolved.fetch_add(1, Ordering::Relaxed);
+                                open += 1;
                                 cell & MAX_BOUND
                             };
                             if level != DRAW {
-                                max_level.fetch_max(level as u64, Ordering::Relaxed);
+                                deepest = deepest.max(level);
                             }
                             part.cells[i as usize].store(cell, Ordering::Relaxed);
                         }
                         Err(e) => result = Err(e),
                     }
                 });
+                unresolved.fetch_add(open, Ordering::Relaxed);
+                max_level.fetch_max(deepest as u64, Ordering::Relaxed);
                 result
             })?;
     }
@@ -336,23 +348,12 @@ fn initial_cell(
     let mut draw_outside = false;
     let mut any_move = false;
     let mut error = None;
-    // Children share the side to move's men except after a removal: their
-    // class is looked up once.
-    let mut last: Option<(usize, UsClass)> = None;
-    let mut last_exit: Option<(SectorKey, UsClass)> = None;
+    let (mut last, mut last_exit) = (LastClass::default(), LastClass::default());
     variant.for_each_move(pos, |_, child| {
         any_move = true;
         let sector = SectorKey::of(&child);
         if let Some(k) = part_of(sector) {
-            let class = match last {
-                Some((lk, c)) if lk == k && c.us == child.us() => c,
-                _ => {
-                    let c = parts[k].index.us_class(child.us());
-                    last = Some((k, c));
-                    c
-                }
-            };
-            inside.push((k, parts[k].index.index_in(&class, child.them())));
+            inside.push((k, last.index(k, &parts[k].index, child.us(), child.them())));
             return;
         }
         let value = match exits.locate(&child, &mut last_exit) {
