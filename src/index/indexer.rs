@@ -484,6 +484,33 @@ impl SectorIndex {
         }
     }
 
+    /// The [`UsClass`] of every class representative, in class order: the
+    /// side to move's men as the index stores them (no symmetry to apply).
+    pub fn representative_classes(&self) -> Vec<UsClass> {
+        let reps = &self.sets.representatives;
+        (0..reps.len())
+            .map(|c| UsClass {
+                us: reps[c],
+                class: c as u32,
+                // The identity is the first symmetry (see `Board::symmetries`).
+                symmetry: 0,
+                free: self.board_mask & !reps[c],
+                offset: self.offsets[c],
+                stabilizer: self.sets.stabilizers[c],
+            })
+            .collect()
+    }
+
+    /// Whether `them` is the image the index stores among those the
+    /// symmetries fixing a representative's men give (always, when none but
+    /// the identity does). `class` comes from [`SectorIndex::representative_classes`].
+    #[inline]
+    pub fn is_stored_image(&self, class: &UsClass, them: Bitboard) -> bool {
+        debug_assert_eq!(class.symmetry, 0);
+        class.stabilizer == 1
+            || stabilizer_images(self.classes, class.stabilizer, them).all(|image| image.0 >= them.0)
+    }
+
     /// The index of the position with the men of `class` and `them`.
     #[inline]
     pub fn index_in(&self, class: &UsClass, them: Bitboard) -> u64 {
@@ -638,6 +665,25 @@ impl SectorIndex {
             index = class_end;
             class += 1;
         }
+    }
+}
+
+/// Calls `f` with the `size`-point subsets of the first `points` points whose
+/// colex ranks are in `ranks`, in that order.
+pub fn for_each_subset(
+    points: usize,
+    size: usize,
+    ranks: std::ops::Range<u64>,
+    mut f: impl FnMut(Bitboard),
+) {
+    let end = ranks.end.min(binomial(points, size));
+    if ranks.start >= end {
+        return;
+    }
+    let mut set = compress_unrank(ranks.start, size);
+    for _ in ranks.start..end {
+        f(Bitboard(set));
+        set = next_combination(set);
     }
 }
 

@@ -16,12 +16,13 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::placement::{is_placement_unit, solve_placement};
 use crate::db::{ProbeError, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsClass};
 use crate::rules::{Bitboard, Position, Variant};
 
-const RESOLVED: u16 = 0x8000;
-const DRAW: u16 = 0x7fff;
+pub(super) const RESOLVED: u16 = 0x8000;
+pub(super) const DRAW: u16 = 0x7fff;
 const MAX_COUNT: u16 = 0x7f;
 const MAX_BOUND: u16 = 0xff;
 const CHUNK: u64 = 1 << 14;
@@ -33,6 +34,11 @@ pub struct SolvedSector {
 }
 
 impl SolvedSector {
+    /// A sector's resolved cells (`RESOLVED` with a distance or `DRAW`).
+    pub(super) fn new(sector: SectorKey, cells: Vec<AtomicU16>) -> SolvedSector {
+        SolvedSector { sector, cells }
+    }
+
     pub fn len(&self) -> u64 {
         self.cells.len() as u64
     }
@@ -190,6 +196,11 @@ pub fn solve_unit(
     tablebase: &Tablebase,
     on_event: &(dyn Fn(UnitEvent) + Sync),
 ) -> Result<Vec<SolvedSector>, ProbeError> {
+    if let [sector] = unit
+        && is_placement_unit(variant, unit)
+    {
+        return Ok(vec![solve_placement(variant, *sector, tablebase, on_event)?]);
+    }
     let solved: Vec<SolvedSector> = unit
         .iter()
         .map(|&sector| {
