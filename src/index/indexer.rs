@@ -14,7 +14,7 @@ use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
-use crate::rules::{Bitboard, Board, Position, Symmetry};
+use crate::rules::{Bitboard, Board, Point, Position, Symmetry};
 
 /// Binomial coefficients up to 32.
 static BINOMIAL: LazyLock<[[u64; 33]; 33]> = LazyLock::new(|| {
@@ -288,6 +288,13 @@ pub struct UsClass {
     stabilizer: u16,
 }
 
+/// A [`UsClass`] with the compressed image of every point (see [`SectorIndex::us_block`]).
+#[derive(Clone, Debug)]
+pub struct UsBlock {
+    pub class: UsClass,
+    lanes: [u32; 32],
+}
+
 /// The canonical ranks of one symmetric class: ascending (index to rank), and
 /// as a bitmap with counts before each word (rank to index in one lookup).
 struct CanonicalRanks {
@@ -482,6 +489,42 @@ impl SectorIndex {
             offset: self.offsets[class as usize],
             stabilizer: self.sets.stabilizers[class as usize],
         }
+    }
+
+    /// [`SectorIndex::us_class`] prepared for many `them` sets that each add
+    /// one point to a shared set (the children of placements): see
+    /// [`SectorIndex::block_base`] and [`SectorIndex::index_in_block`].
+    pub fn us_block(&self, us: Bitboard) -> UsBlock {
+        let class = self.us_class(us);
+        let symmetry = &self.classes.symmetries[class.symmetry as usize];
+        let mut lanes = [0u32; 32];
+        for p in self.board_mask & !us {
+            lanes[p as usize] = compress(symmetry.apply(Bitboard::from_point(p)).0, class.free.0);
+        }
+        UsBlock { class, lanes }
+    }
+
+    /// The part of the shared set `them` that [`SectorIndex::index_in_block`] needs.
+    #[inline]
+    pub fn block_base(&self, block: &UsBlock, them: Bitboard) -> u32 {
+        let symmetry = &self.classes.symmetries[block.class.symmetry as usize];
+        compress(symmetry.apply(them).0, block.class.free.0)
+    }
+
+    /// The index of the position with the block's `us` and `them`, which is
+    /// the shared set whose `base` is given plus `point`.
+    #[inline]
+    pub fn index_in_block(&self, block: &UsBlock, base: u32, them: Bitboard, point: Point) -> u64 {
+        debug_assert!(them.contains(point));
+        if block.class.stabilizer != 1 {
+            return self.index_in(&block.class, them);
+        }
+        block.class.offset + combination_rank(Bitboard(base | block.lanes[point as usize]))
+    }
+
+    /// The indices of the positions whose side to move has the men of `class`.
+    pub fn class_range(&self, class: &UsClass) -> std::ops::Range<u64> {
+        self.offsets[class.class as usize]..self.offsets[class.class as usize + 1]
     }
 
     /// The [`UsClass`] of every class representative, in class order: the

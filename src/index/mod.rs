@@ -4,6 +4,6 @@ mod indexer;
 mod sector;
 mod stored;
 
-pub use indexer::{SectorIndex, SetClasses, UsClass, binomial, for_each_subset};
+pub use indexer::{SectorIndex, SetClasses, UsBlock, UsClass, binomial, for_each_subset};
 pub use sector::{SectorGraph, SectorKey, SectorParseError};
 pub use stored::{StoredIndex, index_file_name, write_stored_index};

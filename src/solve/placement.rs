@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::retrograde::{DRAW, RESOLVED, SolvedSector, UnitEvent};
 use crate::db::{FormatError, ProbeError, SectorFile, Tablebase, Value};
-use crate::index::{SectorIndex, SectorKey, UsClass, binomial, for_each_subset};
+use crate::index::{SectorIndex, SectorKey, UsBlock, UsClass, binomial, for_each_subset};
 use crate::rules::{Bitboard, Variant};
 
 /// Sets of the other side's men per parallel work item.
@@ -55,14 +55,6 @@ impl Children {
                 file,
             ),
             Err(_) => Children::Unavailable(key),
-        }
-    }
-
-    /// The class of the children's side to move, whose men are `us`.
-    fn class(&self, us: Bitboard) -> Option<UsClass> {
-        match self {
-            Children::In(_, index, _) => Some(index.us_class(us)),
-            _ => None,
         }
     }
 }
@@ -146,29 +138,33 @@ pub fn solve_placement(
     let groups = binomial(board.len(), them_board);
     (0..groups.div_ceil(GROUPS_PER_ITEM))
         .into_par_iter()
-        .try_for_each_init(Vec::new, |taking_classes, item| {
+        .try_for_each(|item| {
             let mut result = Ok(());
+            // Each group's blocks are prefetched while the group before it is
+            // solved.
+            let mut previous: Option<Group> = None;
+            let mut solve = |group: Group| {
+                if result.is_ok() {
+                    result = solve_group(variant, &index, &classes, &group, (&quiet, &taking), &cells)
+                        .map_err(|e| match e {
+                            GroupError::Corrupted(key, source) => ProbeError::Corrupted {
+                                path: tablebase.path(key),
+                                source,
+                            },
+                            GroupError::Unavailable(key) => unavailable(key),
+                        });
+                }
+            };
             let ranks = item * GROUPS_PER_ITEM..(item + 1) * GROUPS_PER_ITEM;
             for_each_subset(board.len(), them_board, ranks, |them| {
-                if result.is_ok() {
-                    result = solve_group(
-                        variant,
-                        &index,
-                        &classes,
-                        them,
-                        (&quiet, &taking),
-                        taking_classes,
-                        &cells,
-                    )
-                    .map_err(|e| match e {
-                        GroupError::Corrupted(key, source) => ProbeError::Corrupted {
-                            path: tablebase.path(key),
-                            source,
-                        },
-                        GroupError::Unavailable(key) => unavailable(key),
-                    });
+                let next = Group::new(variant, them, &quiet, &taking);
+                if let Some(group) = previous.replace(next) {
+                    solve(group);
                 }
             });
+            if let Some(group) = previous {
+                solve(group);
+            }
             result
         })?;
     on_event(UnitEvent::Initialised {
@@ -182,54 +178,110 @@ enum GroupError {
     Unavailable(SectorKey),
 }
 
-/// Values every position whose other side's men are `them`.
+/// The positions whose other side's men are `them`, with the blocks of the
+/// successor sectors their children lie in.
+struct Group {
+    them: Bitboard,
+    removable: Bitboard,
+    /// Children without a removal: their side to move has `them`.
+    quiet: Option<UsBlock>,
+    /// Children with a removal, one block per removable man.
+    taking: Vec<UsBlock>,
+}
+
+impl Group {
+    fn new(variant: &Variant, them: Bitboard, quiet: &Children, taking: &Children) -> Group {
+        let removable = variant.removable(them);
+        let block = |children: &Children, us: Bitboard| match children {
+            Children::In(_, index, file) => {
+                let block = index.us_block(us);
+                prefetch_range(file.bytes(), index.class_range(&block.class));
+                Some(block)
+            }
+            _ => None,
+        };
+        Group {
+            them,
+            removable,
+            quiet: block(quiet, them),
+            taking: removable
+                .iter()
+                .filter_map(|r| block(taking, them.without(r)))
+                .collect(),
+        }
+    }
+}
+
+/// Asks the processor to bring `bytes[range]` into its cache (level 2).
+fn prefetch_range(bytes: &[u8], range: std::ops::Range<u64>) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let end = (range.end as usize).min(bytes.len());
+        let mut at = range.start as usize;
+        while at < end {
+            // SAFETY: a prefetch has no effect on memory; the address is in the slice.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T1 }>(
+                    bytes.as_ptr().add(at) as *const i8,
+                )
+            };
+            at += 64;
+        }
+    }
+}
+
+/// Values every position of `group`.
 fn solve_group(
     variant: &Variant,
     index: &SectorIndex,
     classes: &[UsClass],
-    them: Bitboard,
+    group: &Group,
     (quiet, taking): (&Children, &Children),
-    taking_classes: &mut Vec<UsClass>,
     cells: &[AtomicU16],
 ) -> Result<(), GroupError> {
     let board = variant.board;
-    let removable = variant.removable(them);
-    // Every child's side to move has `them`, or `them` less one removed man.
-    let quiet_class = quiet.class(them);
-    taking_classes.clear();
-    if let Children::In(..) = taking {
-        taking_classes.extend(
-            removable
-                .iter()
-                .filter_map(|r| taking.class(them.without(r))),
-        );
-    }
-    let read = |children: &Children, class: &UsClass, men: Bitboard| match children {
-        Children::In(key, index, file) => file
-            .value(index.index_in(class, men))
-            .map_err(|source| GroupError::Corrupted(*key, source)),
-        Children::Lost => Ok(Value::Loss(0)),
-        Children::Unavailable(key) => Err(GroupError::Unavailable(*key)),
+    let them = group.them;
+    let read = |children: &Children, block: Option<(&UsBlock, u32)>, after: Bitboard, to| {
+        match (children, block) {
+            (Children::In(key, index, file), Some((block, base))) => file
+                .value(index.index_in_block(block, base, after, to))
+                .map_err(|source| GroupError::Corrupted(*key, source)),
+            (Children::Unavailable(key), _) => Err(GroupError::Unavailable(*key)),
+            _ => Ok(Value::Loss(0)),
+        }
     };
+    let base = |children: &Children, block: &UsBlock, us: Bitboard| match children {
+        Children::In(_, index, _) => index.block_base(block, us),
+        _ => 0,
+    };
+    let mut taking_bases = [0u32; 32];
     for class in classes {
         let us = class.us;
         if !(us & them).is_empty() || !index.is_stored_image(class, them) {
             continue;
         }
+        let quiet_base = group.quiet.as_ref().map(|b| (b, base(quiet, b, us)));
+        let mut taking_ready = false;
         let mut best = Best::new();
         for to in board.all() & !(us | them) {
             let after = us.with(to);
-            if !removable.is_empty() && board.closes_mill(after, to) {
-                if let Children::In(..) = taking {
-                    for child_class in taking_classes.iter() {
-                        best.add(read(taking, child_class, after)?);
-                    }
+            if !group.removable.is_empty() && board.closes_mill(after, to) {
+                if group.taking.is_empty() {
+                    // Lost or unavailable: the same for every removal.
+                    best.add(read(taking, None, after, to)?);
                 } else {
-                    best.add(read(taking, class, after)?);
+                    if !taking_ready {
+                        for (b, block) in taking_bases.iter_mut().zip(&group.taking) {
+                            *b = base(taking, block, us);
+                        }
+                        taking_ready = true;
+                    }
+                    for (block, &b) in group.taking.iter().zip(&taking_bases) {
+                        best.add(read(taking, Some((block, b)), after, to)?);
+                    }
                 }
             } else {
-                let child_class = quiet_class.as_ref().unwrap_or(class);
-                best.add(read(quiet, child_class, after)?);
+                best.add(read(quiet, quiet_base, after, to)?);
             }
             if best.win == 1 {
                 break; // nothing beats winning at once
