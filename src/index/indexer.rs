@@ -527,6 +527,15 @@ impl SectorIndex {
         self.offsets[class.class as usize]..self.offsets[class.class as usize + 1]
     }
 
+    /// Whether a symmetry other than the identity maps the men `us` (of this
+    /// index's side to move) onto themselves: otherwise positions sharing
+    /// `us` with different `them` have different indices.
+    #[inline]
+    pub fn us_is_symmetric(&self, us: Bitboard) -> bool {
+        let entry = self.sets.class_of[combination_rank(us) as usize];
+        self.sets.stabilizers[(entry >> 4) as usize] != 1
+    }
+
     /// The [`UsClass`] of every class representative, in class order: the
     /// side to move's men as the index stores them (no symmetry to apply).
     pub fn representative_classes(&self) -> Vec<UsClass> {

@@ -235,8 +235,9 @@ pub fn solve_unit(
     let max_level = AtomicU64::new(0);
     let unresolved = AtomicU64::new(0);
     for part in &parts {
+        let shortcuts = MovementShortcuts::new(part.sector, &part_of, &exits);
         part.chunks()
-            .try_for_each_init(Default::default, |(inside, pending), chunk| {
+            .try_for_each_init(Default::default, |(inside, pending, quiet), chunk| {
                 let mut result = Ok(());
                 // Counted per chunk: one shared atomic per position would
                 // make the threads contend.
@@ -247,7 +248,15 @@ pub fn solve_unit(
                     }
                     let pos =
                         Position::from_sides(us, part.sector.us_hand, them, part.sector.them_hand);
-                    match initial_cell(variant, &pos, &exits, &part_of, &parts, inside, pending) {
+                    let cell = match &shortcuts {
+                        Some(shortcuts) => initial_movement_cell(
+                            variant, &pos, &exits, shortcuts, &parts, quiet, pending,
+                        ),
+                        None => {
+                            initial_cell(variant, &pos, &exits, &part_of, &parts, inside, pending)
+                        }
+                    };
+                    match cell {
                         Ok(cell) => {
                             let level = if cell & RESOLVED != 0 {
                                 cell & !RESOLVED
@@ -338,6 +347,129 @@ pub fn solve_unit(
     Ok(solved)
 }
 
+/// What lets a movement sector's initialisation skip most index lookups:
+/// every slide leads to the mirrored sector, inside the unit, and every
+/// capture to one sector outside it.
+struct MovementShortcuts {
+    /// The part holding the children of slides.
+    mirror: usize,
+    /// The exit entry holding the children of captures, when mapped.
+    captures: Option<usize>,
+}
+
+impl MovementShortcuts {
+    fn new(
+        sector: SectorKey,
+        part_of: &impl Fn(SectorKey) -> Option<usize>,
+        exits: &Exits,
+    ) -> Option<MovementShortcuts> {
+        if !sector.is_movement() {
+            return None;
+        }
+        let (us, them) = (sector.us_board, sector.them_board);
+        let captured = SectorKey::new(them.checked_sub(1)?, 0, us, 0);
+        Some(MovementShortcuts {
+            mirror: part_of(SectorKey::new(them, 0, us, 0))?,
+            captures: exits.sectors.iter().position(|(s, _, _)| *s == captured),
+        })
+    }
+}
+
+/// [`initial_cell`] for a movement position. A slide's child has the men
+/// `them` to move; when no symmetry fixes them, different slides give
+/// different children, so they are counted without computing their indices.
+#[allow(clippy::too_many_arguments)]
+fn initial_movement_cell(
+    variant: &'static Variant,
+    pos: &Position,
+    exits: &Exits,
+    shortcuts: &MovementShortcuts,
+    parts: &[Part],
+    quiet: &mut Vec<u64>,
+    pending: &mut Vec<(usize, u64)>,
+) -> Result<u16, ProbeError> {
+    if variant.static_outcome(pos).is_some() {
+        return Ok(RESOLVED | DRAW); // see `initial_cell`
+    }
+    let board = variant.board;
+    let (us, them) = (pos.us(), pos.them());
+    let mirror = &parts[shortcuts.mirror].index;
+    let symmetric = mirror.us_is_symmetric(them);
+    let removable = variant.removable(them);
+    let empty = board.all() & !(us | them);
+    let flying = variant.flies(us.count(), 0);
+    // A capture leaving fewer than three men wins at once.
+    let capture_wins = them.count() - 1 < 3;
+    quiet.clear();
+    pending.clear();
+    let mut children = Children {
+        any_move: false,
+        inside: 0,
+        best_win: None,
+        longest_loss: 0,
+        draw_outside: false,
+    };
+    let known = |value: Value, children: &mut Children| match value.from_parent() {
+        Value::Win(n) => children.best_win = Some(children.best_win.map_or(n, |b| b.min(n))),
+        Value::Loss(n) => children.longest_loss = children.longest_loss.max(n),
+        Value::Draw => children.draw_outside = true,
+    };
+    // The capture children's class per removed man, looked up once.
+    let mut classes = [None::<UsClass>; 32];
+    let mut last = LastClass::default();
+    for from in us {
+        let targets = if flying {
+            empty
+        } else {
+            board.links(from) & empty
+        };
+        for to in targets {
+            children.any_move = true;
+            let after = us.without(from).with(to);
+            if removable.is_empty() || !board.closes_mill(after, to) {
+                if symmetric {
+                    quiet.push(mirror.index(them, after));
+                } else {
+                    children.inside += 1;
+                }
+                continue;
+            }
+            if capture_wins {
+                children.best_win = Some(1);
+                continue;
+            }
+            for r in removable {
+                let rest = them.without(r);
+                match shortcuts.captures {
+                    Some(entry) => {
+                        let (_, index, file) = &exits.sectors[entry];
+                        let class = classes[r as usize].get_or_insert_with(|| index.us_class(rest));
+                        let at = index.index_in(class, after);
+                        prefetch(file.bytes(), at);
+                        pending.push((entry, at));
+                    }
+                    None => {
+                        let child = Position::from_sides(rest, 0, after, 0);
+                        match exits.locate(&child, &mut last)? {
+                            Exit::Known(v) => known(v, &mut children),
+                            Exit::At(entry, at) => pending.push((entry, at)),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for &(entry, at) in pending.iter() {
+        known(exits.read(entry, at)?, &mut children);
+    }
+    if symmetric {
+        quiet.sort_unstable();
+        quiet.dedup();
+        children.inside = quiet.len() as u16;
+    }
+    children.cell(variant, pos)
+}
+
 /// The cell of a position before the levels run.
 fn initial_cell(
     variant: &'static Variant,
@@ -395,13 +527,44 @@ fn initial_cell(
             Value::Draw => draw_outside = true,
         }
     }
-    if !any_move {
-        return Ok(RESOLVED); // blocked: lost in 0
-    }
     inside.sort_unstable();
     inside.dedup();
-    let count = inside.len() as u16;
-    if count == 0 {
+    let children = Children {
+        any_move,
+        inside: inside.len() as u16,
+        best_win,
+        longest_loss,
+        draw_outside,
+    };
+    children.cell(variant, pos)
+}
+
+/// What initialisation learns of a position's moves.
+struct Children {
+    any_move: bool,
+    /// Distinct children inside the unit.
+    inside: u16,
+    /// Shortest win and longest loss through moves leaving the unit (for
+    /// the mover), and whether one of them draws.
+    best_win: Option<u16>,
+    longest_loss: u16,
+    draw_outside: bool,
+}
+
+impl Children {
+    /// The position's cell before the levels run.
+    fn cell(self, variant: &Variant, pos: &Position) -> Result<u16, ProbeError> {
+        let Children {
+            any_move,
+            inside: count,
+            best_win,
+            longest_loss,
+            draw_outside,
+        } = self;
+        if !any_move {
+            return Ok(RESOLVED); // blocked: lost in 0
+        }
+        if count == 0 {
         return Ok(RESOLVED
             | match (best_win, draw_outside) {
                 (Some(w), _) => w,
@@ -409,18 +572,19 @@ fn initial_cell(
                 (None, false) => longest_loss,
             });
     }
-    if best_win == Some(1) {
-        return Ok(RESOLVED | 1);
+        if best_win == Some(1) {
+            return Ok(RESOLVED | 1);
+        }
+        let bound = best_win.unwrap_or(longest_loss);
+        let count = count + (draw_outside && best_win.is_none()) as u16;
+        if count > MAX_COUNT || bound >= MAX_BOUND {
+            return Err(ProbeError::Io(format!(
+                "position {} exceeds the solver's cell ({count} children, bound {bound})",
+                pos.notation(variant.board)
+            )));
+        }
+        Ok(count << 8 | bound)
     }
-    let bound = best_win.unwrap_or(longest_loss);
-    let count = count + (draw_outside && best_win.is_none()) as u16;
-    if count > MAX_COUNT || bound >= MAX_BOUND {
-        return Err(ProbeError::Io(format!(
-            "position {} exceeds the solver's cell ({count} children, bound {bound})",
-            pos.notation(variant.board)
-        )));
-    }
-    Ok(count << 8 | bound)
 }
 
 /// Whether any of four cells (16 bits each) may act at `level`: resolved at
