@@ -115,6 +115,9 @@ impl Reporter {
                     ));
                     bar.enable_steady_tick(std::time::Duration::from_millis(200));
                     *self.unit.lock().unwrap() = Some(bar);
+                } else if !self.terminal {
+                    // A log shows what a long unit is doing.
+                    self.line(format!("solving {}: {positions} positions", names(sectors)));
                 }
             }
             SolveEvent::Unit(UnitEvent::Initialised { .. }) => {}

@@ -1,6 +1,7 @@
 //! The solver: units of sectors in the order of the sector graph, each
 //! solved by retrograde analysis into database files.
 
+mod cells;
 mod placement;
 mod retrograde;
 mod run;

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU16, Ordering};
 
 use rayon::prelude::*;
 
+use super::cells::Cells;
 use super::retrograde::{DRAW, RESOLVED, SolvedSector, UnitEvent};
 use crate::db::{FormatError, ProbeError, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsBlock, UsClass, binomial, for_each_subset};
@@ -112,10 +113,8 @@ pub fn solve_placement(
     let board = variant.board;
     let (us_board, them_board) = (sector.us_board as usize, sector.them_board as usize);
     let index = SectorIndex::of(board, us_board, them_board);
-    let cells: Vec<AtomicU16> = (0..index.size())
-        .into_par_iter()
-        .map(|_| AtomicU16::new(0))
-        .collect();
+    let cells = Cells::zeroed(index.size())
+        .map_err(|e| ProbeError::Io(format!("no memory for the cells of {sector}: {e}")))?;
     let classes = index.representative_classes();
     let child_key = |them_left: u8| {
         SectorKey::new(

@@ -12,10 +12,11 @@
 //!   follows if every child inside the unit turns out won.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::cells::Cells;
 use super::placement::{is_placement_unit, solve_placement};
 use crate::db::{ProbeError, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsClass};
@@ -26,16 +27,75 @@ pub(super) const DRAW: u16 = 0x7fff;
 const MAX_COUNT: u16 = 0x7f;
 const MAX_BOUND: u16 = 0xff;
 const CHUNK: u64 = 1 << 14;
+/// Cells per [`Wake`] entry (a divisor of `CHUNK`).
+const WAKE_RUN: u64 = 1 << 11;
+
+/// When the cells of one run may act, so that a level skips the runs where
+/// nothing happens: most levels resolve few positions, and looking at every
+/// cell at every level cost more than the work itself.
+#[derive(Default)]
+struct Wake {
+    /// Levels below 256 at which a cell of the run may act: its exit bound,
+    /// or the level after its resolution at initialisation.
+    levels: [AtomicU64; 4],
+    /// Some level past 255 is due (a long distance from a finished sector).
+    always: AtomicBool,
+    /// A cell of the run was resolved during a level of this parity: it
+    /// passes its result on at the next level.
+    resolved: [AtomicBool; 2],
+}
+
+impl Wake {
+    fn may_act(&self, level: u16) -> bool {
+        self.always.load(Ordering::Relaxed)
+            || (level < 256
+                && self.levels[level as usize / 64].load(Ordering::Relaxed) >> (level % 64) & 1 == 1)
+            || (level > 0 && self.resolved[(level as usize - 1) % 2].load(Ordering::Relaxed))
+    }
+}
+
+/// The wake levels of one run, gathered during initialisation.
+#[derive(Default)]
+struct WakeLevels {
+    run: u64,
+    levels: [u64; 4],
+    always: bool,
+}
+
+impl WakeLevels {
+    fn add(&mut self, wake: &[Wake], index: u64, level: u16) {
+        let run = index / WAKE_RUN;
+        if run != self.run {
+            self.flush(wake);
+            self.run = run;
+        }
+        if level < 256 {
+            self.levels[level as usize / 64] |= 1 << (level % 64);
+        } else {
+            self.always = true;
+        }
+    }
+
+    fn flush(&mut self, wake: &[Wake]) {
+        let entry = &wake[self.run as usize];
+        for (word, bits) in entry.levels.iter().zip(&mut self.levels) {
+            word.fetch_or(std::mem::take(bits), Ordering::Relaxed);
+        }
+        if std::mem::take(&mut self.always) {
+            entry.always.store(true, Ordering::Relaxed);
+        }
+    }
+}
 
 /// One solved sector: its values, one per index.
 pub struct SolvedSector {
     pub sector: SectorKey,
-    cells: Vec<AtomicU16>,
+    cells: Cells,
 }
 
 impl SolvedSector {
     /// A sector's resolved cells (`RESOLVED` with a distance or `DRAW`).
-    pub(super) fn new(sector: SectorKey, cells: Vec<AtomicU16>) -> SolvedSector {
+    pub(super) fn new(sector: SectorKey, cells: Cells) -> SolvedSector {
         SolvedSector { sector, cells }
     }
 
@@ -73,9 +133,17 @@ struct Part<'a> {
     sector: SectorKey,
     index: Arc<SectorIndex>,
     cells: &'a [AtomicU16],
+    wake: Vec<Wake>,
 }
 
 impl Part<'_> {
+    /// Marks the cell at `index` resolved during `level` (see [`Wake`]).
+    #[inline]
+    fn resolved(&self, index: u64, level: u16) {
+        self.wake[(index / WAKE_RUN) as usize].resolved[level as usize % 2]
+            .store(true, Ordering::Relaxed);
+    }
+
     /// The sector's indices in chunks, as parallel work items.
     fn chunks(&self) -> impl ParallelIterator<Item = std::ops::Range<u64>> + '_ {
         let size = self.index.size();
@@ -209,13 +277,12 @@ pub fn solve_unit(
                 sector.us_board as usize,
                 sector.them_board as usize,
             );
-            let cells = (0..index.size())
-                .into_par_iter()
-                .map(|_| AtomicU16::new(0))
-                .collect();
-            SolvedSector { sector, cells }
+            let cells = Cells::zeroed(index.size()).map_err(|e| {
+                ProbeError::Io(format!("no memory for the cells of {sector}: {e}"))
+            })?;
+            Ok(SolvedSector { sector, cells })
         })
-        .collect();
+        .collect::<Result<_, ProbeError>>()?;
     let parts: Vec<Part> = solved
         .iter()
         .map(|s| Part {
@@ -226,6 +293,9 @@ pub fn solve_unit(
                 s.sector.them_board as usize,
             ),
             cells: &s.cells,
+            wake: (0..s.len().div_ceil(WAKE_RUN))
+                .map(|_| Wake::default())
+                .collect(),
         })
         .collect();
     let part_of = |sector: SectorKey| parts.iter().position(|p| p.sector == sector);
@@ -239,6 +309,10 @@ pub fn solve_unit(
         part.chunks()
             .try_for_each_init(Default::default, |(inside, pending, quiet), chunk| {
                 let mut result = Ok(());
+                let mut wake = WakeLevels {
+                    run: chunk.start / WAKE_RUN,
+                    ..Default::default()
+                };
                 // Counted per chunk: one shared atomic per position would
                 // make the threads contend.
                 let (mut open, mut deepest) = (0u64, 0u16);
@@ -266,12 +340,16 @@ pub fn solve_unit(
                             };
                             if level != DRAW {
                                 deepest = deepest.max(level);
+                                // A resolved cell acts at the next level, an open one at its bound.
+                                let due = level + (cell & RESOLVED != 0) as u16;
+                                wake.add(&part.wake, i, due);
                             }
                             part.cells[i as usize].store(cell, Ordering::Relaxed);
                         }
                         Err(e) => result = Err(e),
                     }
                 });
+                wake.flush(&part.wake);
                 unresolved.fetch_add(open, Ordering::Relaxed);
                 max_level.fetch_max(deepest as u64, Ordering::Relaxed);
                 result
@@ -301,23 +379,35 @@ pub fn solve_unit(
                         && (level % 2 == 1 || cell >> 8 == 0)
                         && settle(&part.cells[i as usize], level)
                     {
+                        part.resolved(i, level);
                         count += 1;
                     }
                 };
-                // Most cells have nothing to do at a given level: four at a
-                // time are tested at once and skipped together.
-                let mut i = chunk.start;
-                while i + 4 <= chunk.end {
-                    let four = (0..4).fold(0u64, |x, k| {
-                        x | (part.cells[(i + k) as usize].load(Ordering::Relaxed) as u64)
-                            << (16 * k)
-                    });
-                    if level_may_act(four, level) {
-                        (i..i + 4).for_each(&mut visit);
+                for run in chunk.start / WAKE_RUN..chunk.end.div_ceil(WAKE_RUN) {
+                    let wake = &part.wake[run as usize];
+                    if !wake.may_act(level) {
+                        continue;
                     }
-                    i += 4;
+                    // Only this level looked at this flag, and others set the other one.
+                    if level > 0 {
+                        wake.resolved[(level as usize - 1) % 2].store(false, Ordering::Relaxed);
+                    }
+                    let (start, end) = (run * WAKE_RUN, ((run + 1) * WAKE_RUN).min(chunk.end));
+                    // Most cells still have nothing to do: four at a time are
+                    // tested at once and skipped together.
+                    let mut i = start;
+                    while i + 4 <= end {
+                        let four = (0..4).fold(0u64, |x, k| {
+                            x | (part.cells[(i + k) as usize].load(Ordering::Relaxed) as u64)
+                                << (16 * k)
+                        });
+                        if level_may_act(four, level) {
+                            (i..i + 4).for_each(&mut visit);
+                        }
+                        i += 4;
+                    }
+                    (i..end).for_each(&mut visit);
                 }
-                (i..chunk.end).for_each(&mut visit);
                 resolved_now.fetch_add(count, Ordering::Relaxed);
             });
         }
@@ -627,20 +717,29 @@ fn propagate(
         .index
         .position(index, part.sector.us_hand, part.sector.them_hand);
     preds.clear();
+    // A quiet unmove keeps every count: the predecessors are in the mirrored sector.
+    let s = part.sector;
+    let Some(k) = part_of(SectorKey::new(s.them_board, s.them_hand, s.us_board, s.us_hand)) else {
+        return;
+    };
+    let pred_index = &parts[k].index;
     variant.for_each_quiet_unslide(&pos, |p| {
-        if let Some(k) = part_of(SectorKey::of(&p)) {
-            let i = parts[k].index.index(p.us(), p.them());
-            prefetch(parts[k].cells, i);
-            preds.push((k, i));
-        }
+        let i = pred_index.index(p.us(), p.them());
+        prefetch(parts[k].cells, i);
+        preds.push((k, i));
     });
-    preds.sort_unstable();
-    preds.dedup();
+    // Every predecessor keeps our men; when no symmetry fixes them, different
+    // unmoves give different predecessors.
+    if part.index.us_is_symmetric(pos.us()) {
+        preds.sort_unstable();
+        preds.dedup();
+    }
     let child_lost = (level - 1).is_multiple_of(2);
     for &(k, i) in preds.iter() {
         let cell = &parts[k].cells[i as usize];
         if child_lost {
             if settle(cell, level) {
+                parts[k].resolved(i, level);
                 *resolved += 1;
             }
             continue;
@@ -659,6 +758,7 @@ fn propagate(
             }
         });
         if update.is_ok_and(settles) {
+            parts[k].resolved(i, level);
             *resolved += 1;
         }
     }
