@@ -75,6 +75,12 @@ unsafe fn pdep(bits: u32, mask: u32) -> u32 {
     std::arch::x86_64::_pdep_u32(bits, mask)
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn pdep64(bits: u64, mask: u64) -> u64 {
+    std::arch::x86_64::_pdep_u64(bits, mask)
+}
+
 /// For each byte of a set of up to 24 points and each number of points below
 /// that byte, the byte's share of the combination rank.
 static RANK_BY_BYTE: LazyLock<Box<[[[u32; 256]; 25]; 3]>> = LazyLock::new(|| {
@@ -295,11 +301,13 @@ pub struct UsBlock {
     lanes: [u32; 32],
 }
 
-/// The canonical ranks of one symmetric class: ascending (index to rank), and
-/// as a bitmap with counts before each word (rank to index in one lookup).
+/// The canonical ranks of one symmetric class, as a bitmap with counts
+/// before each word: rank to position in one lookup, position to rank by a
+/// binary search over the words (a sorted list as well took most of the
+/// index's memory).
 struct CanonicalRanks {
-    ascending: Box<[u32]>,
     blocks: Box<[RankBlock]>,
+    len: u64,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -309,9 +317,9 @@ struct RankBlock {
 }
 
 impl CanonicalRanks {
-    fn new(ascending: Vec<u32>, plain: u64) -> CanonicalRanks {
+    fn new(ascending: &[u32], plain: u64) -> CanonicalRanks {
         let mut blocks = vec![RankBlock::default(); plain.div_ceil(64) as usize];
-        for &r in &ascending {
+        for &r in ascending {
             blocks[r as usize / 64].bits |= 1 << (r % 64);
         }
         let mut before = 0;
@@ -320,9 +328,31 @@ impl CanonicalRanks {
             before += b.bits.count_ones() as u64;
         }
         CanonicalRanks {
-            ascending: ascending.into_boxed_slice(),
             blocks: blocks.into_boxed_slice(),
+            len: ascending.len() as u64,
         }
+    }
+
+    /// The canonical rank at `position` (below `len`).
+    #[inline]
+    fn rank_at(&self, position: u64) -> u64 {
+        let word = self.blocks.partition_point(|b| b.before <= position) - 1;
+        let block = self.blocks[word];
+        word as u64 * 64 + select_bit(block.bits, (position - block.before) as u32) as u64
+    }
+
+    /// The canonical ranks from `position` on, ascending.
+    fn ranks_from(&self, position: u64) -> impl Iterator<Item = u64> + '_ {
+        let first = self.blocks.partition_point(|b| b.before <= position).max(1) - 1;
+        let skip = position - self.blocks.get(first).map_or(0, |b| b.before);
+        self.blocks[first.min(self.blocks.len())..]
+            .iter()
+            .enumerate()
+            .flat_map(move |(w, b)| {
+                let base = (first + w) as u64 * 64;
+                Bitboard64(b.bits).map(move |bit| base + bit as u64)
+            })
+            .skip(skip as usize)
     }
 
     /// The position of a canonical rank among the canonical ranks.
@@ -334,8 +364,40 @@ impl CanonicalRanks {
     }
 
     fn len(&self) -> u64 {
-        self.ascending.len() as u64
+        self.len
     }
+}
+
+/// The set bits of a word, lowest first.
+struct Bitboard64(u64);
+
+impl Iterator for Bitboard64 {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if self.0 == 0 {
+            return None;
+        }
+        let bit = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(bit)
+    }
+}
+
+/// The position of the `n`-th (from 0) set bit of `bits`.
+#[inline]
+fn select_bit(bits: u64, n: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if *HAS_BMI2 {
+        // SAFETY: the processor supports BMI2.
+        return unsafe { pdep64(1 << n, bits) }.trailing_zeros();
+    }
+    let mut rest = bits;
+    for _ in 0..n {
+        rest &= rest - 1;
+    }
+    rest.trailing_zeros()
 }
 
 impl SectorIndex {
@@ -388,7 +450,7 @@ impl SectorIndex {
                     }
                     compressed = next_combination(compressed);
                 }
-                Some(CanonicalRanks::new(ranks, plain))
+                Some(CanonicalRanks::new(&ranks, plain))
             })
             .collect();
         let mut offsets = Vec::with_capacity(reps.len() + 1);
@@ -657,7 +719,7 @@ impl SectorIndex {
         let rep = self.sets.representatives[class];
         let rank = match &self.symmetric[class] {
             None => local,
-            Some(table) => table.ascending[local as usize] as u64,
+            Some(table) => table.rank_at(local),
         };
         (rep, colex_unrank(rank, self.them, self.board_mask & !rep))
     }
@@ -692,16 +754,9 @@ impl SectorIndex {
             let local = index - self.offsets[class];
             match &self.symmetric[class] {
                 Some(table) => {
-                    for (i, &rank) in table.ascending
-                        [local as usize..(class_end - self.offsets[class]) as usize]
-                        .iter()
-                        .enumerate()
-                    {
-                        f(
-                            index + i as u64,
-                            rep,
-                            colex_unrank(rank as u64, self.them, free),
-                        );
+                    let ranks = table.ranks_from(local);
+                    for (i, rank) in (index..class_end).zip(ranks) {
+                        f(i, rep, colex_unrank(rank, self.them, free));
                     }
                 }
                 None => {

@@ -27,8 +27,8 @@ pub(super) const DRAW: u16 = 0x7fff;
 const MAX_COUNT: u16 = 0x7f;
 const MAX_BOUND: u16 = 0xff;
 const CHUNK: u64 = 1 << 14;
-/// Cells per [`Wake`] entry (a divisor of `CHUNK`).
-const WAKE_RUN: u64 = 1 << 11;
+/// Cells per [`Wake`] entry (a divisor of `CHUNK`): 0.01 bytes per position.
+const WAKE_RUN: u64 = 1 << 12;
 
 /// When the cells of one run may act, so that a level skips the runs where
 /// nothing happens: most levels resolve few positions, and looking at every
