@@ -7,11 +7,10 @@ use std::path::{Path, PathBuf};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use memmap2::Mmap;
+use memmap2::{Advice, Mmap};
 
 use super::format::{
-    BLOCK_BITS, BLOCK_CHECKSUM_LEN, FormatError, HEADER_LEN, Header, OVERFLOW_ENTRY_LEN,
-    overflow_entry,
+    BLOCK_CHECKSUM_LEN, FormatError, HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry,
 };
 use super::value::Value;
 use crate::index::SectorKey;
@@ -44,7 +43,7 @@ pub fn write_sector(
     // Block checksums: each block's hasher is fed as the bytes stream by.
     let mut block_sums: Vec<u64> = Vec::with_capacity(header.blocks() as usize);
     let mut block = xxhash_rust::xxh3::Xxh3::new();
-    let block_len = 1u64 << BLOCK_BITS;
+    let block_len = 1u64 << header.block_bits;
     values(&mut |mut chunk: &[u8]| {
         hasher.update(chunk);
         out.write_all(chunk)?;
@@ -94,6 +93,23 @@ pub fn write_sector(
     Ok(final_path)
 }
 
+/// Asks the system to start reading `ranges` (offset, length) of the file
+/// at `path`, so that reads the program will need one after the other go to
+/// the disk together. Only advice: errors are ignored.
+pub fn prefetch(path: &Path, ranges: &[(u64, u64)]) {
+    let Ok(file) = File::open(path) else { return };
+    // SAFETY: the map is only advised, never read.
+    let Ok(map) = (unsafe { Mmap::map(&file) }) else {
+        return;
+    };
+    for &(offset, len) in ranges {
+        let end = (offset.saturating_add(len)).min(map.len() as u64);
+        if offset < end {
+            let _ = map.advise_range(Advice::WillNeed, offset as usize, (end - offset) as usize);
+        }
+    }
+}
+
 /// A sector file mapped for reading. Each block of values is checked
 /// against its checksum the first time a value in it is read.
 pub struct SectorFile {
@@ -123,6 +139,15 @@ impl SectorFile {
     /// I/O errors, and [`FormatError`] for a file that is not a complete
     /// sector file.
     pub fn open(path: &Path) -> Result<SectorFile, OpenError> {
+        SectorFile::open_with(path, false)
+    }
+
+    /// [`SectorFile::open`], telling the system when reads will be scattered
+    /// (probes): each page fault then reads its page, not megabytes around it.
+    ///
+    /// # Errors
+    /// As [`SectorFile::open`].
+    pub fn open_with(path: &Path, scattered: bool) -> Result<SectorFile, OpenError> {
         let io = |source| OpenError::Io {
             path: path.to_path_buf(),
             source,
@@ -133,6 +158,9 @@ impl SectorFile {
         // renamed into place; the program never modifies a finished file, and
         // we assume no other process does while it is mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+        if scattered {
+            let _ = map.advise(Advice::Random);
+        }
         let format = |source| OpenError::Format {
             path: path.to_path_buf(),
             source,
@@ -175,15 +203,24 @@ impl SectorFile {
     /// Checks the block holding `index` once; later calls cost one load.
     #[inline]
     fn check_block(&self, index: u64) -> Result<(), FormatError> {
-        let block = index >> BLOCK_BITS;
+        let bits = self.header.block_bits;
+        let block = index >> bits;
         let (word, bit) = ((block / 64) as usize, 1u64 << (block % 64));
         if self.checked[word].load(Ordering::Relaxed) & bit != 0 {
             return Ok(());
         }
-        let start = (block << BLOCK_BITS) as usize;
-        let end = (start + (1 << BLOCK_BITS)).min(self.header.positions as usize);
+        let start = (block << bits) as usize;
+        let end = (start + (1 << bits)).min(self.header.positions as usize);
         let table = self.map.len() - self.header.blocks() as usize * BLOCK_CHECKSUM_LEN;
         let at = table + block as usize * BLOCK_CHECKSUM_LEN;
+        // The block's pages and its checksum's are read together, not one
+        // after the other, when reads are scattered.
+        let _ = self
+            .map
+            .advise_range(Advice::WillNeed, HEADER_LEN + start, end - start);
+        let _ = self
+            .map
+            .advise_range(Advice::WillNeed, at, BLOCK_CHECKSUM_LEN);
         let stored = u64::from_le_bytes(self.map[at..at + BLOCK_CHECKSUM_LEN].try_into().unwrap());
         if xxhash_rust::xxh3::xxh3_64(&self.bytes()[start..end]) != stored {
             return Err(FormatError::Checksum);
@@ -198,11 +235,11 @@ impl SectorFile {
     /// When an escaped value is missing from the overflow table (a corrupted file).
     #[inline]
     pub fn value(&self, index: u64) -> Result<Value, FormatError> {
-        let byte = *self
-            .bytes()
-            .get(index as usize)
-            .ok_or(FormatError::Header("index past the end"))?;
+        if index >= self.header.positions {
+            return Err(FormatError::Header("index past the end"));
+        }
         self.check_block(index)?;
+        let byte = self.bytes()[index as usize];
         match Value::from_byte(byte) {
             Some(v) => Ok(v),
             None => self.overflow_value(index),

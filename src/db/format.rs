@@ -15,14 +15,14 @@
 //!     40    8  overflow entries E
 //!     48    8  xxh3-64 of everything after the header
 //!     56   32  variant name, UTF-8, zero padded
-//!     88    4  log2 of the block size (16: 64 KiB)
+//!     88    4  log2 K of the block size, 12 to 24 (written: 12, 4 KiB)
 //!     92    4  zero
 //!     96    8  xxh3-64 of the overflow entries
 //!    104    8  xxh3-64 of header bytes 0..104
 //!    112   16  zero
 //!    128    N  one value byte per index
 //!  128+N 12*E  overflow entries: index u64, plies u32, ascending by index
-//!     ..  8*B  xxh3-64 of each block of value bytes, B = ceil(N / block size)
+//!     ..  8*B  xxh3-64 of each block of value bytes, B = ceil(N / 2^K)
 //! ```
 
 use crate::index::SectorKey;
@@ -30,8 +30,11 @@ use crate::rules::Variant;
 
 pub const MAGIC: &[u8; 8] = b"MORRISDB";
 pub const FORMAT_VERSION: u32 = 2;
-/// Values per checksummed block, as a power of two.
-pub const BLOCK_BITS: u32 = 16;
+/// Values per checksummed block, as a power of two, in the files this
+/// program writes: a page, so that a cold probe reads one page of values.
+/// Files of 64 KiB blocks (the first version-2 files) are read as well.
+pub const BLOCK_BITS: u32 = 12;
+const BLOCK_BITS_READ: std::ops::RangeInclusive<u32> = 12..=24;
 pub const BLOCK_CHECKSUM_LEN: usize = 8;
 pub const HEADER_LEN: usize = 128;
 pub const ENCODING_BYTE_PLIES: u32 = 1;
@@ -47,6 +50,8 @@ pub struct Header {
     pub checksum: u64,
     pub overflow_checksum: u64,
     pub variant: String,
+    /// log2 of the values per checksummed block.
+    pub block_bits: u32,
 }
 
 /// What is wrong with a file's bytes.
@@ -74,6 +79,7 @@ impl Header {
             checksum: 0,
             overflow_checksum: 0,
             variant: variant.name.to_string(),
+            block_bits: BLOCK_BITS,
         }
     }
 
@@ -92,7 +98,7 @@ impl Header {
         let name = self.variant.as_bytes();
         let n = name.len().min(32);
         b[56..56 + n].copy_from_slice(&name[..n]);
-        b[88..92].copy_from_slice(&BLOCK_BITS.to_le_bytes());
+        b[88..92].copy_from_slice(&self.block_bits.to_le_bytes());
         b[96..104].copy_from_slice(&self.overflow_checksum.to_le_bytes());
         let own = xxhash_rust::xxh3::xxh3_64(&b[..104]);
         b[104..112].copy_from_slice(&own.to_le_bytes());
@@ -129,7 +135,7 @@ impl Header {
         if u32_at(12) as usize != HEADER_LEN {
             return Err(FormatError::Header("header length"));
         }
-        if u32_at(88) != BLOCK_BITS {
+        if !BLOCK_BITS_READ.contains(&u32_at(88)) {
             return Err(FormatError::Header("unknown block size"));
         }
         if u32_at(28) != ENCODING_BYTE_PLIES {
@@ -148,6 +154,7 @@ impl Header {
             checksum: u64_at(48),
             overflow_checksum: u64_at(96),
             variant,
+            block_bits: u32_at(88),
         };
         let expected = header
             .file_len()
@@ -163,7 +170,7 @@ impl Header {
 
     /// Number of checksummed blocks of values.
     pub fn blocks(&self) -> u64 {
-        self.positions.div_ceil(1 << BLOCK_BITS)
+        self.positions.div_ceil(1 << self.block_bits)
     }
 
     /// Length of the whole file this header describes.

@@ -6,10 +6,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use super::file::{OpenError, SectorFile, file_name};
+use super::file::{OpenError, SectorFile, file_name, prefetch};
 use super::format::FormatError;
 use super::value::Value;
-use crate::index::{SectorIndex, SectorKey, StoredIndex};
+use crate::index::{SectorIndex, SectorKey, StoredIndex, first_checksum_at, index_file_name};
 use crate::rules::{Outcome, Position, Variant};
 
 /// Name of the file that records which variant a folder holds.
@@ -52,6 +52,9 @@ pub struct Tablebase {
     files: RwLock<HashMap<SectorKey, Mapped>>,
     /// Build each sector's index in memory even where it is stored.
     build_indices: bool,
+    /// Reads are a few scattered bytes (probes): the system reads exactly
+    /// the pages asked for instead of megabytes around each one.
+    scattered: bool,
 }
 
 type Mapped = (Arc<SectorFile>, Arc<ProbeIndex>);
@@ -94,6 +97,7 @@ impl Tablebase {
             variant,
             files: RwLock::new(HashMap::new()),
             build_indices: false,
+            scattered: true,
         })
     }
 
@@ -127,7 +131,10 @@ impl Tablebase {
                 })?;
             }
         }
-        Tablebase::open(dir, variant)
+        let mut tablebase = Tablebase::open(dir, variant)?;
+        // The solver reads the blocks of its successors whole.
+        tablebase.scattered = false;
+        Ok(tablebase)
     }
 
     /// Builds each sector's index in memory on first use instead of mapping
@@ -201,7 +208,17 @@ impl Tablebase {
                 variant: self.variant.name.to_string(),
             });
         }
-        let file = SectorFile::open(&path).map_err(|e| match e {
+        if self.scattered {
+            // The first pages of the sector file and of its stored index, and
+            // the checksum of the index's first block, read together.
+            let index_path = self
+                .dir
+                .join(index_file_name(sector.us_board, sector.them_board));
+            prefetch(&path, &[(0, 4096)]);
+            let len = fs::metadata(&index_path).map_or(0, |m| m.len());
+            prefetch(&index_path, &[(0, 4096), (first_checksum_at(len), 8)]);
+        }
+        let file = SectorFile::open_with(&path, self.scattered).map_err(|e| match e {
             OpenError::Io { source, .. } => {
                 ProbeError::Io(format!("cannot read {}: {source}", path.display()))
             }
@@ -221,7 +238,13 @@ impl Tablebase {
         let stored = if self.build_indices {
             Ok(None)
         } else {
-            StoredIndex::open(&self.dir, self.variant, sector.us_board, sector.them_board)
+            StoredIndex::open_with(
+                &self.dir,
+                self.variant,
+                sector.us_board,
+                sector.them_board,
+                self.scattered,
+            )
         };
         let index = match stored {
             Ok(Some(stored)) => ProbeIndex::Stored(stored),

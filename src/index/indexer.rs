@@ -622,7 +622,8 @@ impl SectorIndex {
     pub fn is_stored_image(&self, class: &UsClass, them: Bitboard) -> bool {
         debug_assert_eq!(class.symmetry, 0);
         class.stabilizer == 1
-            || stabilizer_images(self.classes, class.stabilizer, them).all(|image| image.0 >= them.0)
+            || stabilizer_images(self.classes, class.stabilizer, them)
+                .all(|image| image.0 >= them.0)
     }
 
     /// The index of the position with the men of `class` and `them`.
@@ -651,19 +652,21 @@ impl SectorIndex {
         self.index(pos.us(), pos.them())
     }
 
-    /// The tables a [`super::StoredIndex`] maps: per class its representative,
-    /// first index and first rank block (`u32::MAX` for a class without
-    /// symmetry), the total size last among the offsets; then every symmetric
-    /// class's rank blocks (bits, then count before), little-endian.
-    pub fn write_tables(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        for rep in &self.sets.representatives {
+    /// The tables a [`super::StoredIndex`] maps, little-endian: a guide of
+    /// `guide` representatives (that of class `i * C / guide` for each `i`),
+    /// every class's representative, then per class its first index and first
+    /// rank block (`u32::MAX` for a class without symmetry) in 16 bytes, then
+    /// every symmetric class's rank blocks (bits, then count before).
+    pub fn write_tables(&self, out: &mut impl std::io::Write, guide: usize) -> std::io::Result<()> {
+        let reps = &self.sets.representatives;
+        for i in 0..guide {
+            out.write_all(&reps[i * reps.len() / guide].0.to_le_bytes())?;
+        }
+        for rep in reps {
             out.write_all(&rep.0.to_le_bytes())?;
         }
-        for offset in &self.offsets {
-            out.write_all(&offset.to_le_bytes())?;
-        }
         let mut first = 0u32;
-        for table in &self.symmetric {
+        for (offset, table) in self.offsets.iter().zip(&self.symmetric) {
             let start = match table {
                 Some(t) => {
                     let start = first;
@@ -672,7 +675,9 @@ impl SectorIndex {
                 }
                 None => u32::MAX,
             };
+            out.write_all(&offset.to_le_bytes())?;
             out.write_all(&start.to_le_bytes())?;
+            out.write_all(&0u32.to_le_bytes())?;
         }
         for table in self.symmetric.iter().flatten() {
             for block in table.blocks.iter() {

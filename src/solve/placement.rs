@@ -144,14 +144,15 @@ pub fn solve_placement(
             let mut previous: Option<Group> = None;
             let mut solve = |group: Group| {
                 if result.is_ok() {
-                    result = solve_group(variant, &index, &classes, &group, (&quiet, &taking), &cells)
-                        .map_err(|e| match e {
-                            GroupError::Corrupted(key, source) => ProbeError::Corrupted {
-                                path: tablebase.path(key),
-                                source,
-                            },
-                            GroupError::Unavailable(key) => unavailable(key),
-                        });
+                    result =
+                        solve_group(variant, &index, &classes, &group, (&quiet, &taking), &cells)
+                            .map_err(|e| match e {
+                                GroupError::Corrupted(key, source) => ProbeError::Corrupted {
+                                    path: tablebase.path(key),
+                                    source,
+                                },
+                                GroupError::Unavailable(key) => unavailable(key),
+                            });
                 }
             };
             let ranks = item * GROUPS_PER_ITEM..(item + 1) * GROUPS_PER_ITEM;
@@ -240,14 +241,14 @@ fn solve_group(
 ) -> Result<(), GroupError> {
     let board = variant.board;
     let them = group.them;
-    let read = |children: &Children, block: Option<(&UsBlock, u32)>, after: Bitboard, to| {
-        match (children, block) {
-            (Children::In(key, index, file), Some((block, base))) => file
-                .value(index.index_in_block(block, base, after, to))
-                .map_err(|source| GroupError::Corrupted(*key, source)),
-            (Children::Unavailable(key), _) => Err(GroupError::Unavailable(*key)),
-            _ => Ok(Value::Loss(0)),
-        }
+    let read = |children: &Children, block: Option<(&UsBlock, u32)>, after: Bitboard, to| match (
+        children, block,
+    ) {
+        (Children::In(key, index, file), Some((block, base))) => file
+            .value(index.index_in_block(block, base, after, to))
+            .map_err(|source| GroupError::Corrupted(*key, source)),
+        (Children::Unavailable(key), _) => Err(GroupError::Unavailable(*key)),
+        _ => Ok(Value::Loss(0)),
     };
     let base = |children: &Children, block: &UsBlock, us: Bitboard| match children {
         Children::In(_, index, _) => index.block_base(block, us),

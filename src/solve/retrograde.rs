@@ -49,7 +49,8 @@ impl Wake {
     fn may_act(&self, level: u16) -> bool {
         self.always.load(Ordering::Relaxed)
             || (level < 256
-                && self.levels[level as usize / 64].load(Ordering::Relaxed) >> (level % 64) & 1 == 1)
+                && self.levels[level as usize / 64].load(Ordering::Relaxed) >> (level % 64) & 1
+                    == 1)
             || (level > 0 && self.resolved[(level as usize - 1) % 2].load(Ordering::Relaxed))
     }
 }
@@ -267,7 +268,9 @@ pub fn solve_unit(
     if let [sector] = unit
         && is_placement_unit(variant, unit)
     {
-        return Ok(vec![solve_placement(variant, *sector, tablebase, on_event)?]);
+        return Ok(vec![solve_placement(
+            variant, *sector, tablebase, on_event,
+        )?]);
     }
     let solved: Vec<SolvedSector> = unit
         .iter()
@@ -277,9 +280,8 @@ pub fn solve_unit(
                 sector.us_board as usize,
                 sector.them_board as usize,
             );
-            let cells = Cells::zeroed(index.size()).map_err(|e| {
-                ProbeError::Io(format!("no memory for the cells of {sector}: {e}"))
-            })?;
+            let cells = Cells::zeroed(index.size())
+                .map_err(|e| ProbeError::Io(format!("no memory for the cells of {sector}: {e}")))?;
             Ok(SolvedSector { sector, cells })
         })
         .collect::<Result<_, ProbeError>>()?;
@@ -655,13 +657,13 @@ impl Children {
             return Ok(RESOLVED); // blocked: lost in 0
         }
         if count == 0 {
-        return Ok(RESOLVED
-            | match (best_win, draw_outside) {
-                (Some(w), _) => w,
-                (None, true) => DRAW,
-                (None, false) => longest_loss,
-            });
-    }
+            return Ok(RESOLVED
+                | match (best_win, draw_outside) {
+                    (Some(w), _) => w,
+                    (None, true) => DRAW,
+                    (None, false) => longest_loss,
+                });
+        }
         if best_win == Some(1) {
             return Ok(RESOLVED | 1);
         }
@@ -719,7 +721,12 @@ fn propagate(
     preds.clear();
     // A quiet unmove keeps every count: the predecessors are in the mirrored sector.
     let s = part.sector;
-    let Some(k) = part_of(SectorKey::new(s.them_board, s.them_hand, s.us_board, s.us_hand)) else {
+    let Some(k) = part_of(SectorKey::new(
+        s.them_board,
+        s.them_hand,
+        s.us_board,
+        s.us_hand,
+    )) else {
         return;
     };
     let pred_index = &parts[k].index;

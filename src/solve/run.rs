@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use super::retrograde::{SolvedSector, UnitEvent, solve_unit};
 use crate::db::{ESCAPE_BYTE, Header, ProbeError, Tablebase, write_sector};
-use crate::index::{SectorGraph, SectorIndex, SectorKey, index_file_name, write_stored_index};
+use crate::index::{
+    SectorGraph, SectorIndex, SectorKey, index_file_name, is_current_index, write_stored_index,
+};
 use crate::rules::Variant;
 
 /// Which sectors to solve (their dependencies always come too).
@@ -230,7 +232,7 @@ fn store_index(
     sector: SectorKey,
 ) -> Result<(), ProbeError> {
     let (us, them) = (sector.us_board, sector.them_board);
-    if tablebase.dir().join(index_file_name(us, them)).is_file() {
+    if is_current_index(&tablebase.dir().join(index_file_name(us, them))) {
         return Ok(());
     }
     let index = SectorIndex::of(variant.board, us as usize, them as usize);

@@ -221,28 +221,63 @@ fn no_flipped_byte_gives_a_wrong_value() {
 }
 
 /// The solver stores each sector's index beside its files; a damaged stored
-/// index is reported like a damaged sector file.
+/// index is reported like a damaged sector file, never read as a wrong index.
+/// Its blocks are checked as probes read them, so the probes that read the
+/// damaged block fail and the others answer right.
 #[test]
 fn stored_indices_are_written_and_checked() {
     let dir = six_database();
     let path = dir.path().join(morris::index::index_file_name(4, 4));
     assert!(path.is_file());
-    let pos = SectorIndex::of(six().board, 4, 4).position(7, 0, 0);
-    let good = Tablebase::open(dir.path(), six())
-        .unwrap()
-        .value(&pos)
-        .unwrap();
+    let index = SectorIndex::of(six().board, 4, 4);
+    let positions: Vec<_> = (0..index.size()).map(|i| index.position(i, 0, 0)).collect();
+    let tb = Tablebase::open(dir.path(), six()).unwrap();
+    let good: Vec<_> = positions.iter().map(|p| tb.value(p).unwrap()).collect();
+    let pos = positions[7];
     let original = std::fs::read(&path).unwrap();
-    for offset in [3, 20, 70, original.len() - 5] {
+    // The file ends with one checksum per 4 KiB block; the first one's
+    // block (the header) is read by every probe.
+    let len = original.len();
+    let blocks = (1..len)
+        .find(|k| (len - 8 * k).div_ceil(4096) == *k)
+        .unwrap();
+    let first_sum = len - 8 * blocks;
+    for offset in [3, 20, 70, len / 2, first_sum + 5] {
         let mut damaged = original.clone();
         damaged[offset] ^= 0x10;
         std::fs::write(&path, &damaged).unwrap();
-        let err = Tablebase::open(dir.path(), six())
-            .unwrap()
-            .value(&pos)
-            .unwrap_err();
-        assert!(matches!(err, ProbeError::Corrupted { .. }), "{err}");
+        let tb = Tablebase::open(dir.path(), six()).unwrap();
+        let mut failed = 0;
+        for (p, v) in positions.iter().zip(&good) {
+            match tb.value(p) {
+                Ok(got) => assert_eq!(got, *v, "byte {offset} flipped"),
+                Err(e) => {
+                    assert!(matches!(e, ProbeError::Corrupted { .. }), "{e}");
+                    failed += 1;
+                }
+            }
+        }
+        assert!(failed > 0, "flip at {offset} unnoticed");
     }
+    let good = good[7];
+    // An index file of an older version is ignored, and the next solve
+    // over the folder writes it again.
+    let mut old = original.clone();
+    old[8..12].copy_from_slice(&1u32.to_le_bytes());
+    std::fs::write(&path, &old).unwrap();
+    let tb = Tablebase::open(dir.path(), six()).unwrap();
+    assert_eq!(tb.value(&pos).unwrap(), good);
+    assert!(!morris::index::is_current_index(&path));
+    solve(
+        &SolveOptions {
+            db: dir.path().to_path_buf(),
+            variant: six(),
+            selection: Selection::All,
+        },
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), original);
     // Without it the index is built again, with the same answers.
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
@@ -251,5 +286,40 @@ fn stored_indices_are_written_and_checked() {
             .value(&pos)
             .unwrap(),
         good
+    );
+}
+
+/// Files written with 64 KiB checksum blocks (before blocks became 4 KiB)
+/// read the same, and their blocks are checked too.
+#[test]
+fn files_with_larger_blocks_still_read() {
+    let dir = six_database();
+    let file = dir.path().join("4-4.mdb");
+    let index = SectorIndex::of(six().board, 4, 4);
+    let positions: Vec<Position> = (0..index.size()).map(|i| index.position(i, 0, 0)).collect();
+    let expected: Vec<Value> = {
+        let tb = Tablebase::open(dir.path(), six()).unwrap();
+        positions.iter().map(|p| tb.value(p).unwrap()).collect()
+    };
+    let original = morris::db::SectorFile::open(&file).unwrap();
+    assert_eq!(original.header.block_bits, 12);
+    assert_eq!(original.header.overflow_entries, 0);
+    let values = original.bytes().to_vec();
+    let mut header = original.header.clone();
+    header.block_bits = 16;
+    drop(original);
+    std::fs::remove_file(&file).unwrap();
+    morris::db::write_sector(dir.path(), header, |sink| sink(&values), &[]).unwrap();
+    let tb = Tablebase::open(dir.path(), six()).unwrap();
+    let got: Vec<Value> = positions.iter().map(|p| tb.value(p).unwrap()).collect();
+    assert_eq!(got, expected);
+    let mut damaged = std::fs::read(&file).unwrap();
+    damaged[128 + values.len() / 2] ^= 1;
+    std::fs::write(&file, &damaged).unwrap();
+    let tb = Tablebase::open(dir.path(), six()).unwrap();
+    assert!(
+        positions
+            .iter()
+            .any(|p| matches!(tb.value(p), Err(ProbeError::Corrupted { .. })))
     );
 }
