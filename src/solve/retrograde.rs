@@ -308,8 +308,9 @@ pub fn solve_unit(
     let unresolved = AtomicU64::new(0);
     for part in &parts {
         let shortcuts = MovementShortcuts::new(part.sector, &part_of, &exits);
-        part.chunks()
-            .try_for_each_init(Default::default, |(inside, pending, quiet), chunk| {
+        part.chunks().try_for_each_init(
+            Default::default,
+            |(inside, pending, quiet, captured), chunk| {
                 let mut result = Ok(());
                 let mut wake = WakeLevels {
                     run: chunk.start / WAKE_RUN,
@@ -326,7 +327,7 @@ pub fn solve_unit(
                         Position::from_sides(us, part.sector.us_hand, them, part.sector.them_hand);
                     let cell = match &shortcuts {
                         Some(shortcuts) => initial_movement_cell(
-                            variant, &pos, &exits, shortcuts, &parts, quiet, pending,
+                            variant, &pos, &exits, shortcuts, &parts, quiet, pending, captured,
                         ),
                         None => {
                             initial_cell(variant, &pos, &exits, &part_of, &parts, inside, pending)
@@ -355,7 +356,8 @@ pub fn solve_unit(
                 unresolved.fetch_add(open, Ordering::Relaxed);
                 max_level.fetch_max(deepest as u64, Ordering::Relaxed);
                 result
-            })?;
+            },
+        )?;
     }
     on_event(UnitEvent::Initialised {
         positions: parts.iter().map(|p| p.index.size()).sum(),
@@ -479,6 +481,7 @@ fn initial_movement_cell(
     parts: &[Part],
     quiet: &mut Vec<u64>,
     pending: &mut Vec<(usize, u64)>,
+    captured: &mut Vec<(Bitboard, UsClass)>,
 ) -> Result<u16, ProbeError> {
     if variant.static_outcome(pos).is_some() {
         return Ok(RESOLVED | DRAW); // see `initial_cell`
@@ -506,8 +509,8 @@ fn initial_movement_cell(
         Value::Loss(n) => children.longest_loss = children.longest_loss.max(n),
         Value::Draw => children.draw_outside = true,
     };
-    // The capture children's class per removed man, looked up once.
-    let mut classes = [None::<UsClass>; 32];
+    // The capture children's class per set of men left, looked up once.
+    captured.clear();
     let mut last = LastClass::default();
     for from in us {
         let targets = if flying {
@@ -535,8 +538,15 @@ fn initial_movement_cell(
                 match shortcuts.captures {
                     Some(entry) => {
                         let (_, index, file) = &exits.sectors[entry];
-                        let class = classes[r as usize].get_or_insert_with(|| index.us_class(rest));
-                        let at = index.index_in(class, after);
+                        let class = match captured.iter().find(|(men, _)| *men == rest) {
+                            Some(&(_, class)) => class,
+                            None => {
+                                let class = index.us_class(rest);
+                                captured.push((rest, class));
+                                class
+                            }
+                        };
+                        let at = index.index_in(&class, after);
                         prefetch(file.bytes(), at);
                         pending.push((entry, at));
                     }
