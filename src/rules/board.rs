@@ -132,6 +132,18 @@ impl Board {
         self.links[point as usize]
     }
 
+    /// The points of `empty` a man on `point` can move to: any of them when
+    /// it flies, else those linked to it. (Moves are reversible, so these are
+    /// also the points it can have come from.)
+    #[inline]
+    pub fn moves_from(&self, point: Point, empty: Bitboard, flying: bool) -> Bitboard {
+        if flying {
+            empty
+        } else {
+            self.links(point) & empty
+        }
+    }
+
     pub fn mills(&self) -> &[Bitboard] {
         &self.mills
     }

@@ -187,12 +187,7 @@ impl Variant {
         if self.may_slide(hand) {
             let flying = self.flies(us.count(), hand);
             for from in us {
-                let targets = if flying {
-                    empty
-                } else {
-                    board.links(from) & empty
-                };
-                for to in targets {
+                for to in board.moves_from(from, empty, flying) {
                     finish(Some(from), to, us.without(from).with(to), hand);
                 }
             }

@@ -108,13 +108,8 @@ impl Variant {
             if victim_may_lose_a_man && self.board.closes_mill(men_after, to) {
                 continue;
             }
-            let sources = if flying {
-                empty
-            } else {
-                self.board.links(to) & empty
-            };
             let rest: Bitboard = men_after.without(to);
-            for from in sources {
+            for from in self.board.moves_from(to, empty, flying) {
                 let mut before = *pos;
                 before.to_move = mover;
                 before.men[mover_i] = rest.with(from);

@@ -513,12 +513,7 @@ fn initial_movement_cell(
     captured.clear();
     let mut last = LastClass::default();
     for from in us {
-        let targets = if flying {
-            empty
-        } else {
-            board.links(from) & empty
-        };
-        for to in targets {
+        for to in board.moves_from(from, empty, flying) {
             children.any_move = true;
             let after = us.without(from).with(to);
             if removable.is_empty() || !board.closes_mill(after, to) {

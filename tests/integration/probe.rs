@@ -12,16 +12,21 @@ fn six() -> &'static Variant {
 
 fn six_database() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
+    solve_six(dir.path());
+    dir
+}
+
+/// Solves the whole of `six` into `dir` (resuming what is there).
+fn solve_six(dir: &std::path::Path) {
     solve(
         &SolveOptions {
-            db: dir.path().to_path_buf(),
+            db: dir.to_path_buf(),
             variant: six(),
             selection: Selection::All,
         },
         &|_| {},
     )
     .unwrap();
-    dir
 }
 
 fn value((kind, plies): NaiveValue) -> Value {
@@ -268,15 +273,7 @@ fn stored_indices_are_written_and_checked() {
     let tb = Tablebase::open(dir.path(), six()).unwrap();
     assert_eq!(tb.value(&pos).unwrap(), good);
     assert!(!morris::index::is_current_index(&path));
-    solve(
-        &SolveOptions {
-            db: dir.path().to_path_buf(),
-            variant: six(),
-            selection: Selection::All,
-        },
-        &|_| {},
-    )
-    .unwrap();
+    solve_six(dir.path());
     assert_eq!(std::fs::read(&path).unwrap(), original);
     // Without it the index is built again, with the same answers.
     std::fs::remove_file(&path).unwrap();
