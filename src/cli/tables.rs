@@ -396,6 +396,33 @@ pub fn bench(
         movement_positions(variant),
         movement_positions(variant) as f64 / rate / 3600.0
     )?;
+    // The placement sectors of the last man in hand, whose successors are
+    // the movement sectors just solved: the one-pass placement solver.
+    let placement: Vec<SectorKey> = SectorGraph::reachable(variant)
+        .sectors()
+        .filter(|s| s.us_hand == 1 && s.them_hand == 0 && s.men_on_board() < max_men)
+        .collect();
+    if !placement.is_empty() {
+        let started = Instant::now();
+        let summary = solve(
+            &SolveOptions {
+                db: dir.clone(),
+                variant,
+                selection: Selection::Sectors(placement.clone()),
+            },
+            &|_| {},
+        )?;
+        let elapsed = started.elapsed().as_secs_f64();
+        writeln!(
+            out,
+            "placement: {} sectors with one man in hand ({} to {}), {} positions in {elapsed:.2} s: {:.0} positions/s",
+            placement.len(),
+            placement[0],
+            placement[placement.len() - 1],
+            summary.positions_solved,
+            summary.positions_solved as f64 / elapsed
+        )?;
+    }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

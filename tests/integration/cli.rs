@@ -311,3 +311,11 @@ fn play_against_perfect_play_and_watch_it() {
     assert!(text.contains("d7-d6 is not a legal move here"));
     assert!(text.contains("Black plays"));
 }
+
+#[test]
+fn bench_solves_both_phases_and_prints_rates() {
+    let out = stdout(&["bench", "--max-men", "6"]);
+    assert!(out.contains("total: 169626 positions"), "{out}");
+    assert!(out.contains("placement: 1 sectors"), "{out}");
+    assert!(out.contains("positions/s"), "{out}");
+}
