@@ -96,7 +96,7 @@ pub fn write_sector(
 /// Asks the system to start reading `ranges` (offset, length) of the file
 /// at `path`, so that reads the program will need one after the other go to
 /// the disk together. Only advice: errors are ignored.
-pub fn prefetch(path: &Path, ranges: &[(u64, u64)]) {
+pub fn read_ahead(path: &Path, ranges: &[(u64, u64)]) {
     let Ok(file) = File::open(path) else { return };
     // SAFETY: the map is only advised, never read.
     let Ok(map) = (unsafe { Mmap::map(&file) }) else {

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use super::file::{OpenError, SectorFile, file_name, prefetch};
+use super::file::{OpenError, SectorFile, file_name, read_ahead};
 use super::format::FormatError;
 use super::value::Value;
 use crate::index::{SectorIndex, SectorKey, StoredIndex, first_checksum_at, index_file_name};
@@ -214,9 +214,9 @@ impl Tablebase {
             let index_path = self
                 .dir
                 .join(index_file_name(sector.us_board, sector.them_board));
-            prefetch(&path, &[(0, 4096)]);
+            read_ahead(&path, &[(0, 4096)]);
             let len = fs::metadata(&index_path).map_or(0, |m| m.len());
-            prefetch(&index_path, &[(0, 4096), (first_checksum_at(len), 8)]);
+            read_ahead(&index_path, &[(0, 4096), (first_checksum_at(len), 8)]);
         }
         let file = SectorFile::open_with(&path, self.scattered).map_err(|e| match e {
             OpenError::Io { source, .. } => {
