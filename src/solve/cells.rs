@@ -1,16 +1,28 @@
-//! The solver's cells: one 16-bit atomic per position of the unit, in
-//! anonymous memory that asks the system for huge pages. The solver's
-//! accesses are random over hundreds of megabytes; with 4 KiB pages nearly
-//! every one of them also missed the address translation cache.
+//! The solver's cells: one 12-bit cell per position of the unit, five to a
+//! 64-bit atomic word (1.6 bytes per position), in anonymous memory that
+//! asks the system for huge pages. The solver's accesses are random over
+//! hundreds of megabytes; with 4 KiB pages nearly every one of them also
+//! missed the address translation cache.
+//!
+//! What a cell's bits mean is the solver's business (see `retrograde.rs`);
+//! this type only packs them. A cell is changed with a compare-and-swap of its
+//! word, so threads may change neighbouring cells at the same time.
 
-use std::ops::Deref;
-use std::sync::atomic::AtomicU16;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::{MmapMut, MmapOptions};
 
+/// Bits per cell.
+pub const CELL_BITS: u32 = 12;
+/// Cells per word (the top 4 bits of a word stay zero).
+pub const CELLS_PER_WORD: u64 = 5;
+const CELL_MASK: u64 = (1 << CELL_BITS) - 1;
+/// One in the lowest bit of each cell of a word, for tests on all five at once.
+pub const LOW_BITS: u64 = 0x0001_0010_0100_1001;
+
 pub struct Cells {
     map: MmapMut,
-    len: usize,
+    len: u64,
 }
 
 impl Cells {
@@ -19,10 +31,10 @@ impl Cells {
     /// # Errors
     /// When the system refuses the memory.
     pub fn zeroed(len: u64) -> std::io::Result<Cells> {
-        let len = usize::try_from(len).map_err(std::io::Error::other)?;
-        // An anonymous map is zeroed, and a zero `AtomicU16` is zero bytes.
+        let words = usize::try_from(len.div_ceil(CELLS_PER_WORD)).map_err(std::io::Error::other)?;
+        // An anonymous map is zeroed, and a zero `AtomicU64` is zero bytes.
         let map = MmapOptions::new()
-            .len((len * size_of::<AtomicU16>()).max(1))
+            .len((words * size_of::<AtomicU64>()).max(1))
             .map_anon()?;
         #[cfg(target_os = "linux")]
         {
@@ -31,14 +43,136 @@ impl Cells {
         }
         Ok(Cells { map, len })
     }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The words, five cells each: cell `i` is `cell_of(words[i / 5], i % 5)`.
+    pub fn words(&self) -> &[AtomicU64] {
+        let words = self.len.div_ceil(CELLS_PER_WORD) as usize;
+        // SAFETY: the map is page-aligned, holds `words` words, lives as long
+        // as `self`, and is only accessed through these atomics.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU64>(), words) }
+    }
+
+    #[inline]
+    fn word(&self, index: u64) -> (&AtomicU64, u32) {
+        debug_assert!(index < self.len);
+        let words = self.words();
+        (
+            &words[(index / CELLS_PER_WORD) as usize],
+            (index % CELLS_PER_WORD) as u32 * CELL_BITS,
+        )
+    }
+
+    #[inline]
+    pub fn get(&self, index: u64) -> u16 {
+        let (word, shift) = self.word(index);
+        (word.load(Ordering::Relaxed) >> shift & CELL_MASK) as u16
+    }
+
+    /// Sets a cell that is still zero; its neighbours may change meanwhile.
+    #[inline]
+    pub fn set_zero_cell(&self, index: u64, cell: u16) {
+        let (word, shift) = self.word(index);
+        debug_assert!(word.load(Ordering::Relaxed) >> shift & CELL_MASK == 0);
+        word.fetch_or(u64::from(cell) << shift, Ordering::Relaxed);
+    }
+
+    /// Replaces the cell by `f(cell)` unless that is `None`, atomically:
+    /// the previous cell, or the cell `f` refused.
+    #[inline]
+    pub fn update(&self, index: u64, mut f: impl FnMut(u16) -> Option<u16>) -> Result<u16, u16> {
+        let (word, shift) = self.word(index);
+        let mut current = word.load(Ordering::Relaxed);
+        loop {
+            let cell = (current >> shift & CELL_MASK) as u16;
+            let Some(new) = f(cell) else {
+                return Err(cell);
+            };
+            debug_assert!(u64::from(new) <= CELL_MASK);
+            let replaced = current & !(CELL_MASK << shift) | u64::from(new) << shift;
+            match word.compare_exchange_weak(
+                current,
+                replaced,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Ok(cell),
+                Err(now) => current = now,
+            }
+        }
+    }
+
+    /// Replaces every cell for which `f` says so; no other thread may change
+    /// cells meanwhile.
+    pub fn replace_all(&self, f: impl Fn(u16) -> Option<u16> + Sync) {
+        use rayon::prelude::*;
+        self.words().par_iter().enumerate().for_each(|(w, word)| {
+            let mut bits = word.load(Ordering::Relaxed);
+            let first = w as u64 * CELLS_PER_WORD;
+            for lane in 0..CELLS_PER_WORD.min(self.len - first) {
+                let shift = lane as u32 * CELL_BITS;
+                if let Some(new) = f((bits >> shift & CELL_MASK) as u16) {
+                    bits = bits & !(CELL_MASK << shift) | u64::from(new) << shift;
+                }
+            }
+            word.store(bits, Ordering::Relaxed);
+        });
+    }
+
+    /// The address of the word holding cell `index`, to prefetch.
+    #[inline]
+    pub fn word_of(&self, index: u64) -> &AtomicU64 {
+        self.word(index).0
+    }
 }
 
-impl Deref for Cells {
-    type Target = [AtomicU16];
+/// Whether some cell of `word` is zero. No false negatives; a cell above a
+/// zero cell may also look zero, so callers look at the cells one by one.
+#[inline]
+pub fn has_zero_cell(word: u64) -> bool {
+    word.wrapping_sub(LOW_BITS) & !word & (LOW_BITS << (CELL_BITS - 1)) != 0
+}
 
-    fn deref(&self) -> &[AtomicU16] {
-        // SAFETY: the map is page-aligned, holds `len` cells, lives as long as
-        // `self`, and is only accessed through these atomics.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU16>(), self.len) }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_pack_without_touching_neighbours() {
+        let cells = Cells::zeroed(13).unwrap();
+        for i in 0..13 {
+            cells.set_zero_cell(i, (i as u16 * 311) & 0xfff);
+        }
+        assert_eq!(cells.update(7, |c| Some(c ^ 0xfff)), Ok((7 * 311) & 0xfff));
+        assert_eq!(cells.update(8, |_| None), Err((8 * 311) & 0xfff));
+        for i in 0..13 {
+            let expected = (i as u16 * 311) & 0xfff;
+            let expected = if i == 7 { expected ^ 0xfff } else { expected };
+            assert_eq!(cells.get(i), expected, "cell {i}");
+        }
+        cells.replace_all(|c| (c % 2 == 0).then_some(1));
+        for i in 0..13 {
+            assert!(cells.get(i) % 2 == 1 || cells.get(i) == 1);
+        }
+        assert_eq!(cells.words()[2].load(Ordering::Relaxed) >> 60, 0);
+    }
+
+    #[test]
+    fn zero_cells_are_found() {
+        for lane in 0..CELLS_PER_WORD {
+            let word = (0..CELLS_PER_WORD)
+                .filter(|&l| l != lane)
+                .fold(0, |w, l| w | 0xabc << (l * 12));
+            assert!(has_zero_cell(word));
+        }
+        assert!(!has_zero_cell(LOW_BITS * 0x801));
+        assert!(!has_zero_cell(LOW_BITS * 0xfff));
     }
 }

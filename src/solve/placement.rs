@@ -12,7 +12,6 @@
 //! increasing index order per class, so the writes stream too.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU16, Ordering};
 
 use rayon::prelude::*;
 
@@ -88,15 +87,18 @@ impl Best {
         }
     }
 
-    fn cell(&self) -> u16 {
-        RESOLVED
-            | if self.win != u16::MAX {
-                self.win
-            } else if self.draw {
-                DRAW
-            } else {
-                self.loss
-            }
+    fn cell(&self) -> Result<u16, GroupError> {
+        let plies = if self.win != u16::MAX {
+            self.win
+        } else if self.draw {
+            return Ok(RESOLVED | DRAW);
+        } else {
+            self.loss
+        };
+        if plies >= DRAW {
+            return Err(GroupError::TooLong(plies));
+        }
+        Ok(RESOLVED | plies)
     }
 }
 
@@ -144,15 +146,24 @@ pub fn solve_placement(
             let mut previous: Option<Group> = None;
             let mut solve = |group: Group| {
                 if result.is_ok() {
-                    result =
-                        solve_group(variant, &index, &classes, &group, (&quiet, &taking), &cells)
-                            .map_err(|e| match e {
-                                GroupError::Corrupted(key, source) => ProbeError::Corrupted {
-                                    path: tablebase.path(key),
-                                    source,
-                                },
-                                GroupError::Unavailable(key) => unavailable(key),
-                            });
+                    result = solve_group(
+                        variant,
+                        &index,
+                        &classes,
+                        &group,
+                        (&quiet, &taking),
+                        &cells,
+                    )
+                    .map_err(|e| match e {
+                        GroupError::Corrupted(key, source) => ProbeError::Corrupted {
+                            path: tablebase.path(key),
+                            source,
+                        },
+                        GroupError::Unavailable(key) => unavailable(key),
+                        GroupError::TooLong(plies) => ProbeError::Io(format!(
+                            "a distance of {plies} plies in {sector} exceeds the solver's cell"
+                        )),
+                    });
                 }
             };
             let ranks = item * GROUPS_PER_ITEM..(item + 1) * GROUPS_PER_ITEM;
@@ -176,6 +187,7 @@ pub fn solve_placement(
 enum GroupError {
     Corrupted(SectorKey, FormatError),
     Unavailable(SectorKey),
+    TooLong(u16),
 }
 
 /// The positions whose other side's men are `them`, with the blocks of the
@@ -237,7 +249,7 @@ fn solve_group(
     classes: &[UsClass],
     group: &Group,
     (quiet, taking): (&Children, &Children),
-    cells: &[AtomicU16],
+    cells: &Cells,
 ) -> Result<(), GroupError> {
     let board = variant.board;
     let them = group.them;
@@ -287,7 +299,7 @@ fn solve_group(
                 break; // nothing beats winning at once
             }
         }
-        cells[index.index_in(class, them) as usize].store(best.cell(), Ordering::Relaxed);
+        cells.set_zero_cell(index.index_in(class, them), best.cell()?);
     }
     Ok(())
 }

@@ -3,40 +3,56 @@
 //! finished sectors' files; moves inside it are resolved by retrograde
 //! analysis, level by level of distance, in parallel.
 //!
-//! Each position has one 16-bit cell while solving (2 bytes per position):
-//! - resolved: bit 15 set, bits 0..15 the distance in plies (`DRAW` for draws);
-//! - unresolved: bits 8..15 the number of children inside the unit not yet
+//! Each position has one 12-bit cell while solving (1.6 bytes per position,
+//! see [`Cells`]):
+//! - resolved: bit 11 set, bits 0..11 the distance in plies (`DRAW` for draws);
+//! - a win through a move leaving the unit: bit 10 set, bits 0..10 its
+//!   distance. The position resolves at that level at the latest, sooner if a
+//!   child inside the unit turns out lost; it can never lose, so how many
+//!   children are left does not matter;
+//! - otherwise, bits 4..10 the number of children inside the unit not yet
 //!   known to be wins for their mover (plus one that never goes if a move
-//!   leaving the unit draws), bits 0..8 the best distance the moves leaving
-//!   the unit give: odd for a win through them, even for the loss that
-//!   follows if every child inside the unit turns out won.
+//!   leaving the unit draws), and bits 0..4 half the longest loss the moves
+//!   leaving the unit give (15: too long to fit, found again from those moves
+//!   when needed). When the last child turns out won the position is lost,
+//!   and its distance is known at once: the later of this level and that loss.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::cells::Cells;
+use super::cells::{CELLS_PER_WORD, Cells, LOW_BITS, has_zero_cell};
 use super::placement::{is_placement_unit, solve_placement};
 use crate::db::{ProbeError, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsClass};
 use crate::rules::{Bitboard, Position, Variant};
 
-pub(super) const RESOLVED: u16 = 0x8000;
-pub(super) const DRAW: u16 = 0x7fff;
-const MAX_COUNT: u16 = 0x7f;
-const MAX_BOUND: u16 = 0xff;
-const CHUNK: u64 = 1 << 14;
-/// Cells per [`Wake`] entry (a divisor of `CHUNK`): 0.01 bytes per position.
-const WAKE_RUN: u64 = 1 << 12;
+pub(super) const RESOLVED: u16 = 0x800;
+/// The distance of a resolved cell.
+const DISTANCE: u16 = 0x7ff;
+pub(super) const DRAW: u16 = DISTANCE;
+/// An unresolved cell that wins through a move leaving the unit.
+const WIN_BOUND: u16 = 0x400;
+const MAX_WIN_BOUND: u16 = WIN_BOUND - 1;
+const COUNT_SHIFT: u16 = 4;
+const MAX_COUNT: u16 = 0x3f;
+/// Half the longest loss through moves leaving the unit, or `LONG_LOSS`.
+const LOSS_CODE: u16 = 0xf;
+const LONG_LOSS: u16 = LOSS_CODE;
+/// Cells per [`Wake`] entry, a whole number of cell words: 0.01 bytes per position.
+const WAKE_RUN: u64 = 819 * CELLS_PER_WORD;
+/// Cells per parallel work item, a whole number of wake runs.
+const CHUNK: u64 = 4 * WAKE_RUN;
 
 /// When the cells of one run may act, so that a level skips the runs where
 /// nothing happens: most levels resolve few positions, and looking at every
 /// cell at every level cost more than the work itself.
 #[derive(Default)]
 struct Wake {
-    /// Levels below 256 at which a cell of the run may act: its exit bound,
-    /// or the level after its resolution at initialisation.
+    /// Levels below 256 at which a cell of the run may act: its win through
+    /// a move leaving the unit, or the level after its resolution (at
+    /// initialisation, or ahead of time when its last child turned out won).
     levels: [AtomicU64; 4],
     /// Some level past 255 is due (a long distance from a finished sector).
     always: AtomicBool,
@@ -46,6 +62,15 @@ struct Wake {
 }
 
 impl Wake {
+    /// Notes that a cell of the run acts at `level`.
+    fn add(&self, level: u16) {
+        if level < 256 {
+            self.levels[level as usize / 64].fetch_or(1 << (level % 64), Ordering::Relaxed);
+        } else {
+            self.always.store(true, Ordering::Relaxed);
+        }
+    }
+
     fn may_act(&self, level: u16) -> bool {
         self.always.load(Ordering::Relaxed)
             || (level < 256
@@ -101,7 +126,7 @@ impl SolvedSector {
     }
 
     pub fn len(&self) -> u64 {
-        self.cells.len() as u64
+        self.cells.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -110,7 +135,7 @@ impl SolvedSector {
 
     /// The value at `index`.
     pub fn value(&self, index: u64) -> Value {
-        decode(self.cells[index as usize].load(Ordering::Relaxed))
+        decode(self.cells.get(index))
     }
 }
 
@@ -133,16 +158,21 @@ pub enum UnitEvent {
 struct Part<'a> {
     sector: SectorKey,
     index: Arc<SectorIndex>,
-    cells: &'a [AtomicU16],
+    cells: &'a Cells,
     wake: Vec<Wake>,
 }
 
 impl Part<'_> {
-    /// Marks the cell at `index` resolved during `level` (see [`Wake`]).
+    /// Marks the cell at `index` resolved during `level` at `distance` (see
+    /// [`Wake`]): it passes its result on at the level after `distance`.
     #[inline]
-    fn resolved(&self, index: u64, level: u16) {
-        self.wake[(index / WAKE_RUN) as usize].resolved[level as usize % 2]
-            .store(true, Ordering::Relaxed);
+    fn resolved(&self, index: u64, level: u16, distance: u16) {
+        let wake = &self.wake[(index / WAKE_RUN) as usize];
+        if distance == level {
+            wake.resolved[level as usize % 2].store(true, Ordering::Relaxed);
+        } else {
+            wake.add(distance + 1);
+        }
     }
 
     /// The sector's indices in chunks, as parallel work items.
@@ -265,6 +295,18 @@ pub fn solve_unit(
     tablebase: &Tablebase,
     on_event: &(dyn Fn(UnitEvent) + Sync),
 ) -> Result<Vec<SolvedSector>, ProbeError> {
+    solve_unit_storing_losses_below(variant, unit, tablebase, on_event, LONG_LOSS)
+}
+
+/// [`solve_unit`], with the longest half-loss a cell stores lowered to test
+/// the positions whose exit losses do not fit.
+fn solve_unit_storing_losses_below(
+    variant: &'static Variant,
+    unit: &[SectorKey],
+    tablebase: &Tablebase,
+    on_event: &(dyn Fn(UnitEvent) + Sync),
+    long_loss: u16,
+) -> Result<Vec<SolvedSector>, ProbeError> {
     if let [sector] = unit
         && is_placement_unit(variant, unit)
     {
@@ -300,14 +342,19 @@ pub fn solve_unit(
                 .collect(),
         })
         .collect();
-    let part_of = |sector: SectorKey| parts.iter().position(|p| p.sector == sector);
-    let exits = Exits::new(variant, unit, tablebase)?;
+    let unit = Unit {
+        variant,
+        exits: Exits::new(variant, unit, tablebase)?,
+        parts,
+        latest: AtomicU16::new(0),
+        long_loss,
+    };
+    let parts = &unit.parts;
 
     // Initialisation: count children inside the unit, value those outside.
-    let max_level = AtomicU64::new(0);
     let unresolved = AtomicU64::new(0);
-    for part in &parts {
-        let shortcuts = MovementShortcuts::new(part.sector, &part_of, &exits);
+    for part in parts {
+        let shortcuts = MovementShortcuts::new(part.sector, &|s| unit.part_of(s), &unit.exits);
         part.chunks().try_for_each_init(
             Default::default,
             |(inside, pending, quiet, captured), chunk| {
@@ -318,7 +365,7 @@ pub fn solve_unit(
                 };
                 // Counted per chunk: one shared atomic per position would
                 // make the threads contend.
-                let (mut open, mut deepest) = (0u64, 0u16);
+                let (mut open, mut latest) = (0u64, 0u16);
                 part.index.for_each_in(chunk, |i, us, them| {
                     if result.is_err() {
                         return;
@@ -326,35 +373,33 @@ pub fn solve_unit(
                     let pos =
                         Position::from_sides(us, part.sector.us_hand, them, part.sector.them_hand);
                     let cell = match &shortcuts {
-                        Some(shortcuts) => initial_movement_cell(
-                            variant, &pos, &exits, shortcuts, &parts, quiet, pending, captured,
-                        ),
-                        None => {
-                            initial_cell(variant, &pos, &exits, &part_of, &parts, inside, pending)
+                        Some(shortcuts) => {
+                            initial_movement_cell(&unit, &pos, shortcuts, quiet, pending, captured)
                         }
+                        None => initial_cell(&unit, &pos, inside, pending),
                     };
                     match cell {
                         Ok(cell) => {
-                            let level = if cell & RESOLVED != 0 {
-                                cell & !RESOLVED
+                            // A resolved cell acts at the next level, a win
+                            // through an exit at its distance.
+                            let due = if cell & RESOLVED != 0 {
+                                (cell != RESOLVED | DRAW).then_some((cell & DISTANCE) + 1)
                             } else {
                                 open += 1;
-                                cell & MAX_BOUND
+                                (cell & WIN_BOUND != 0).then_some(cell & MAX_WIN_BOUND)
                             };
-                            if level != DRAW {
-                                deepest = deepest.max(level);
-                                // A resolved cell acts at the next level, an open one at its bound.
-                                let due = level + (cell & RESOLVED != 0) as u16;
+                            if let Some(due) = due {
+                                latest = latest.max(due);
                                 wake.add(&part.wake, i, due);
                             }
-                            part.cells[i as usize].store(cell, Ordering::Relaxed);
+                            part.cells.set_zero_cell(i, cell);
                         }
                         Err(e) => result = Err(e),
                     }
                 });
                 wake.flush(&part.wake);
                 unresolved.fetch_add(open, Ordering::Relaxed);
-                max_level.fetch_max(deepest as u64, Ordering::Relaxed);
+                unit.latest.fetch_max(latest, Ordering::Relaxed);
                 result
             },
         )?;
@@ -364,29 +409,30 @@ pub fn solve_unit(
     });
 
     // Levels: at level L, positions resolved at L - 1 pass their result to
-    // their predecessors, and positions whose bound is L settle. A unit
-    // without moves inside it (a placement sector) is complete already.
-    let max_level = max_level.into_inner() as u16;
+    // their predecessors, and positions that win in L through a move leaving
+    // the unit settle. A unit without moves inside it (a placement sector) is
+    // complete already.
     let mut level: u16 = 0;
     while unresolved.load(Ordering::Relaxed) > 0 {
         let resolved_now = AtomicU64::new(0);
-        for part in &parts {
-            part.chunks().for_each_init(Vec::new, |preds, chunk| {
+        for part in parts {
+            part.chunks().try_for_each_init(Vec::new, |preds, chunk| {
                 let mut count = 0;
-                let mut visit = |i: u64| {
-                    let cell = part.cells[i as usize].load(Ordering::Relaxed);
+                let mut result = Ok(());
+                let mut visit = |i: u64, cell: u16| {
                     if cell & RESOLVED != 0 {
-                        if level > 0 && cell & !RESOLVED == level - 1 {
-                            propagate(variant, part, i, level, &parts, &part_of, preds, &mut count);
+                        if level > 0 && cell & DISTANCE == level - 1 && result.is_ok() {
+                            result = unit.propagate(part, i, level, preds, &mut count);
                         }
-                    } else if cell & MAX_BOUND == level
-                        && (level % 2 == 1 || cell >> 8 == 0)
-                        && settle(&part.cells[i as usize], level)
+                    } else if cell & WIN_BOUND != 0
+                        && cell & MAX_WIN_BOUND == level
+                        && settle(part.cells, i, level)
                     {
-                        part.resolved(i, level);
+                        part.resolved(i, level, level);
                         count += 1;
                     }
                 };
+                let words = part.cells.words();
                 for run in chunk.start / WAKE_RUN..chunk.end.div_ceil(WAKE_RUN) {
                     let wake = &part.wake[run as usize];
                     if !wake.may_act(level) {
@@ -397,23 +443,23 @@ pub fn solve_unit(
                         wake.resolved[(level as usize - 1) % 2].store(false, Ordering::Relaxed);
                     }
                     let (start, end) = (run * WAKE_RUN, ((run + 1) * WAKE_RUN).min(chunk.end));
-                    // Most cells still have nothing to do: four at a time are
+                    // Most cells still have nothing to do: a word's five are
                     // tested at once and skipped together.
-                    let mut i = start;
-                    while i + 4 <= end {
-                        let four = (0..4).fold(0u64, |x, k| {
-                            x | (part.cells[(i + k) as usize].load(Ordering::Relaxed) as u64)
-                                << (16 * k)
-                        });
-                        if level_may_act(four, level) {
-                            (i..i + 4).for_each(&mut visit);
+                    for w in start / CELLS_PER_WORD..end.div_ceil(CELLS_PER_WORD) {
+                        let word = words[w as usize].load(Ordering::Relaxed);
+                        if !level_may_act(word, level) {
+                            continue;
                         }
-                        i += 4;
+                        let first = w * CELLS_PER_WORD;
+                        for lane in 0..CELLS_PER_WORD.min(end - first) {
+                            // Read again: a cell before it may have changed it.
+                            visit(first + lane, part.cells.get(first + lane));
+                        }
                     }
-                    (i..end).for_each(&mut visit);
                 }
                 resolved_now.fetch_add(count, Ordering::Relaxed);
-            });
+                result
+            })?;
         }
         let resolved = resolved_now.into_inner();
         unresolved.fetch_sub(resolved, Ordering::Relaxed);
@@ -421,7 +467,7 @@ pub fn solve_unit(
             plies: level,
             resolved,
         });
-        if resolved == 0 && level > max_level {
+        if resolved == 0 && level > unit.latest.load(Ordering::Relaxed) {
             break;
         }
         level += 1;
@@ -431,14 +477,156 @@ pub fn solve_unit(
     }
 
     // What never resolved is a draw.
-    for part in &parts {
-        part.cells.par_iter().for_each(|c| {
-            if c.load(Ordering::Relaxed) & RESOLVED == 0 {
-                c.store(RESOLVED | DRAW, Ordering::Relaxed);
+    for part in parts {
+        part.cells
+            .replace_all(|c| (c & RESOLVED == 0).then_some(RESOLVED | DRAW));
+    }
+    drop(unit);
+    Ok(solved)
+}
+
+/// A unit being solved: its parts, and the finished sectors its moves lead to.
+struct Unit<'a> {
+    variant: &'static Variant,
+    parts: Vec<Part<'a>>,
+    exits: Exits<'a>,
+    /// The last level at which a cell is known to act; the levels stop past
+    /// it once one resolves nothing.
+    latest: AtomicU16,
+    /// Half-losses from this one on are `LONG_LOSS` (tests lower it).
+    long_loss: u16,
+}
+
+impl Unit<'_> {
+    /// The part holding `sector`, if it is in the unit.
+    fn part_of(&self, sector: SectorKey) -> Option<usize> {
+        self.parts.iter().position(|p| p.sector == sector)
+    }
+
+    /// Passes the result of a position resolved at `level - 1` to its
+    /// predecessors inside the unit.
+    fn propagate(
+        &self,
+        part: &Part,
+        index: u64,
+        level: u16,
+        preds: &mut Vec<(usize, u64)>,
+        resolved: &mut u64,
+    ) -> Result<(), ProbeError> {
+        let pos = part
+            .index
+            .position(index, part.sector.us_hand, part.sector.them_hand);
+        preds.clear();
+        // A quiet unmove keeps every count: the predecessors are in the mirrored sector.
+        let s = part.sector;
+        let Some(k) = self.part_of(SectorKey::new(
+            s.them_board,
+            s.them_hand,
+            s.us_board,
+            s.us_hand,
+        )) else {
+            return Ok(());
+        };
+        let pred_part = &self.parts[k];
+        self.variant.for_each_quiet_unslide(&pos, |p| {
+            let i = pred_part.index.index(p.us(), p.them());
+            prefetch(std::slice::from_ref(pred_part.cells.word_of(i)), 0);
+            preds.push((k, i));
+        });
+        // Every predecessor keeps our men; when no symmetry fixes them, different
+        // unmoves give different predecessors.
+        if part.index.us_is_symmetric(pos.us()) {
+            preds.sort_unstable();
+            preds.dedup();
+        }
+        let child_lost = (level - 1).is_multiple_of(2);
+        for &(k, i) in preds.iter() {
+            let pred = &self.parts[k];
+            if child_lost {
+                if settle(pred.cells, i, level) {
+                    pred.resolved(i, level, level);
+                    *resolved += 1;
+                }
+                continue;
+            }
+            // The last child inside the unit turned out won: the position is
+            // lost, in this many plies or in its longest loss through moves
+            // leaving the unit if that is later.
+            // Other threads only take children away meanwhile (all
+            // children passed on at one level have the same result).
+            let mut long_loss = None;
+            let settled = loop {
+                let cell = pred.cells.get(i);
+                if cell & (RESOLVED | WIN_BOUND) != 0 {
+                    break None;
+                }
+                if cell >> COUNT_SHIFT > 1 {
+                    let taken = pred.cells.update(i, |c| {
+                        (c & (RESOLVED | WIN_BOUND) == 0 && c >> COUNT_SHIFT > 1)
+                            .then(|| c - (1 << COUNT_SHIFT))
+                    });
+                    match taken {
+                        Ok(_) => break None,
+                        Err(_) => continue, // down to its last child meanwhile
+                    }
+                }
+                let exit_loss = match cell & LOSS_CODE {
+                    LONG_LOSS => match long_loss {
+                        Some(n) => n,
+                        None => *long_loss.insert(self.longest_exit_loss(pred, i)?),
+                    },
+                    half => 2 * half,
+                };
+                let distance = level.max(exit_loss);
+                let done = pred
+                    .cells
+                    .update(i, |c| (c == cell).then_some(RESOLVED | distance));
+                if done.is_ok() {
+                    break Some(distance);
+                }
+            };
+            if let Some(distance) = settled {
+                pred.resolved(i, level, distance);
+                if distance > level {
+                    self.latest.fetch_max(distance + 1, Ordering::Relaxed);
+                }
+                *resolved += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The longest loss through the moves of a position that leave the unit,
+    /// all of them losses: too long for its cell, found again.
+    #[cold]
+    fn longest_exit_loss(&self, part: &Part, index: u64) -> Result<u16, ProbeError> {
+        let pos = part
+            .index
+            .position(index, part.sector.us_hand, part.sector.them_hand);
+        let (mut longest, mut error) = (0, None);
+        let mut last = LastClass::default();
+        self.variant.for_each_move(&pos, |_, child| {
+            if error.is_some() || self.part_of(SectorKey::of(&child)).is_some() {
+                return;
+            }
+            let value = match self.exits.locate(&child, &mut last) {
+                Ok(Exit::Known(v)) => Ok(v),
+                Ok(Exit::At(entry, at)) => self.exits.read(entry, at),
+                Err(e) => Err(e),
+            };
+            match value.map(Value::from_parent) {
+                Ok(Value::Loss(n)) => longest = longest.max(n),
+                Ok(_) => {
+                    error = Some(ProbeError::Io(format!(
+                        "position {}: a move leaving the unit no longer loses",
+                        pos.notation(self.variant.board)
+                    )))
+                }
+                Err(e) => error = Some(e),
             }
         });
+        error.map_or(Ok(longest), Err)
     }
-    Ok(solved)
 }
 
 /// What lets a movement sector's initialisation skip most index lookups:
@@ -472,17 +660,15 @@ impl MovementShortcuts {
 /// [`initial_cell`] for a movement position. A slide's child has the men
 /// `them` to move; when no symmetry fixes them, different slides give
 /// different children, so they are counted without computing their indices.
-#[allow(clippy::too_many_arguments)]
 fn initial_movement_cell(
-    variant: &'static Variant,
+    unit: &Unit,
     pos: &Position,
-    exits: &Exits,
     shortcuts: &MovementShortcuts,
-    parts: &[Part],
     quiet: &mut Vec<u64>,
     pending: &mut Vec<(usize, u64)>,
     captured: &mut Vec<(Bitboard, UsClass)>,
 ) -> Result<u16, ProbeError> {
+    let (variant, exits, parts) = (unit.variant, &unit.exits, &unit.parts);
     if variant.static_outcome(pos).is_some() {
         return Ok(RESOLVED | DRAW); // see `initial_cell`
     }
@@ -564,19 +750,17 @@ fn initial_movement_cell(
         quiet.dedup();
         children.inside = quiet.len() as u16;
     }
-    children.cell(variant, pos)
+    children.cell(unit, pos)
 }
 
 /// The cell of a position before the levels run.
 fn initial_cell(
-    variant: &'static Variant,
+    unit: &Unit,
     pos: &Position,
-    exits: &Exits,
-    part_of: &impl Fn(SectorKey) -> Option<usize>,
-    parts: &[Part],
     inside: &mut Vec<(usize, u64)>,
     pending: &mut Vec<(usize, u64)>,
 ) -> Result<u16, ProbeError> {
+    let (variant, exits, parts) = (unit.variant, &unit.exits, &unit.parts);
     if variant.static_outcome(pos).is_some() {
         // Only Morabaraba's full board: sectors hold no side below three men.
         return Ok(RESOLVED | DRAW);
@@ -592,7 +776,7 @@ fn initial_cell(
     variant.for_each_move(pos, |_, child| {
         any_move = true;
         let sector = SectorKey::of(&child);
-        if let Some(k) = part_of(sector) {
+        if let Some(k) = unit.part_of(sector) {
             inside.push((k, last.index(k, &parts[k].index, child.us(), child.them())));
             return;
         }
@@ -633,7 +817,7 @@ fn initial_cell(
         longest_loss,
         draw_outside,
     };
-    children.cell(variant, pos)
+    children.cell(unit, pos)
 }
 
 /// What initialisation learns of a position's moves.
@@ -650,7 +834,7 @@ struct Children {
 
 impl Children {
     /// The position's cell before the levels run.
-    fn cell(self, variant: &Variant, pos: &Position) -> Result<u16, ProbeError> {
+    fn cell(self, unit: &Unit, pos: &Position) -> Result<u16, ProbeError> {
         let Children {
             any_move,
             inside: count,
@@ -661,117 +845,96 @@ impl Children {
         if !any_move {
             return Ok(RESOLVED); // blocked: lost in 0
         }
+        let too_much = |what: String| {
+            ProbeError::Io(format!(
+                "position {} exceeds the solver's cell ({what})",
+                pos.notation(unit.variant.board)
+            ))
+        };
         if count == 0 {
-            return Ok(RESOLVED
-                | match (best_win, draw_outside) {
-                    (Some(w), _) => w,
-                    (None, true) => DRAW,
-                    (None, false) => longest_loss,
-                });
+            let plies = match (best_win, draw_outside) {
+                (Some(w), _) => w,
+                (None, true) => return Ok(RESOLVED | DRAW),
+                (None, false) => longest_loss,
+            };
+            if plies >= DRAW {
+                return Err(too_much(format!("{plies} plies")));
+            }
+            return Ok(RESOLVED | plies);
         }
-        if best_win == Some(1) {
-            return Ok(RESOLVED | 1);
+        match best_win {
+            Some(1) => Ok(RESOLVED | 1),
+            Some(w) if w > MAX_WIN_BOUND => Err(too_much(format!("a win in {w}"))),
+            Some(w) => Ok(WIN_BOUND | w),
+            None => {
+                let count = count + draw_outside as u16;
+                if count > MAX_COUNT {
+                    return Err(too_much(format!("{count} children")));
+                }
+                // A loss's distance is even; a draw outside never lets it lose.
+                debug_assert!(longest_loss % 2 == 0);
+                let loss = match longest_loss / 2 {
+                    _ if draw_outside => 0,
+                    half if half < unit.long_loss => half,
+                    _ => LONG_LOSS,
+                };
+                Ok(count << COUNT_SHIFT | loss)
+            }
         }
-        let bound = best_win.unwrap_or(longest_loss);
-        let count = count + (draw_outside && best_win.is_none()) as u16;
-        if count > MAX_COUNT || bound >= MAX_BOUND {
-            return Err(ProbeError::Io(format!(
-                "position {} exceeds the solver's cell ({count} children, bound {bound})",
-                pos.notation(variant.board)
-            )));
-        }
-        Ok(count << 8 | bound)
     }
 }
 
-/// Whether any of four cells (16 bits each) may act at `level`: resolved at
-/// `level - 1` (it propagates), or unresolved with its exit bound at `level`
-/// (it may settle). No false negatives; false positives are checked cell by cell.
+/// Whether any cell of a word may act at `level`: resolved at `level - 1`
+/// (it passes its result on), or winning in `level` through a move leaving
+/// the unit (it settles). No false negatives; false positives are checked
+/// cell by cell.
 #[inline]
-fn level_may_act(four: u64, level: u16) -> bool {
-    const LANES: u64 = 0x0001_0001_0001_0001;
-    const HIGH: u64 = 0x8000_8000_8000_8000;
-    let has_zero_lane = |v: u64| v.wrapping_sub(LANES) & !v & HIGH != 0;
-    let bound_due = (four & (LANES * (RESOLVED | MAX_BOUND) as u64)) ^ (LANES * level as u64);
-    if has_zero_lane(bound_due) {
-        return true;
-    }
-    level > 0 && has_zero_lane(four ^ (LANES * (RESOLVED | (level - 1)) as u64))
+fn level_may_act(word: u64, level: u16) -> bool {
+    let cells_equal = |cell: u16| has_zero_cell(word ^ LOW_BITS * u64::from(cell));
+    (level > 0 && cells_equal(RESOLVED | (level - 1)))
+        || (level <= MAX_WIN_BOUND && cells_equal(WIN_BOUND | level))
 }
 
 /// Marks an unresolved cell resolved at `level`; false if it already was.
-fn settle(cell: &AtomicU16, level: u16) -> bool {
-    cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
-        (c & RESOLVED == 0).then_some(RESOLVED | level)
-    })
-    .is_ok()
+fn settle(cells: &Cells, index: u64, level: u16) -> bool {
+    cells
+        .update(index, |c| (c & RESOLVED == 0).then_some(RESOLVED | level))
+        .is_ok()
 }
 
-/// Passes the result of a position resolved at `level - 1` to its
-/// predecessors inside the unit.
-#[allow(clippy::too_many_arguments)]
-fn propagate(
-    variant: &'static Variant,
-    part: &Part,
-    index: u64,
-    level: u16,
-    parts: &[Part],
-    part_of: &impl Fn(SectorKey) -> Option<usize>,
-    preds: &mut Vec<(usize, u64)>,
-    resolved: &mut u64,
-) {
-    let pos = part
-        .index
-        .position(index, part.sector.us_hand, part.sector.them_hand);
-    preds.clear();
-    // A quiet unmove keeps every count: the predecessors are in the mirrored sector.
-    let s = part.sector;
-    let Some(k) = part_of(SectorKey::new(
-        s.them_board,
-        s.them_hand,
-        s.us_board,
-        s.us_hand,
-    )) else {
-        return;
-    };
-    let pred_index = &parts[k].index;
-    variant.for_each_quiet_unslide(&pos, |p| {
-        let i = pred_index.index(p.us(), p.them());
-        prefetch(parts[k].cells, i);
-        preds.push((k, i));
-    });
-    // Every predecessor keeps our men; when no symmetry fixes them, different
-    // unmoves give different predecessors.
-    if part.index.us_is_symmetric(pos.us()) {
-        preds.sort_unstable();
-        preds.dedup();
-    }
-    let child_lost = (level - 1).is_multiple_of(2);
-    for &(k, i) in preds.iter() {
-        let cell = &parts[k].cells[i as usize];
-        if child_lost {
-            if settle(cell, level) {
-                parts[k].resolved(i, level);
-                *resolved += 1;
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::{Selection, SolveOptions, solve};
+
+    /// Positions whose longest loss through exits does not fit their cell
+    /// find it again from those moves: storing none of them gives the same
+    /// values as storing them all.
+    #[test]
+    fn losses_too_long_for_a_cell_are_found_again() {
+        let variant = Variant::standard();
+        let dir = tempfile::tempdir().unwrap();
+        let key = |us, them| SectorKey::new(us, 0, them, 0);
+        let options = SolveOptions {
+            db: dir.path().to_path_buf(),
+            variant,
+            selection: Selection::Sectors(vec![key(3, 4), key(4, 3)]),
+        };
+        solve(&options, &|_| {}).unwrap();
+        let tablebase = Tablebase::open(dir.path(), variant).unwrap();
+        for unit in [vec![key(3, 4), key(4, 3)], vec![key(4, 4)]] {
+            let stored = solve_unit(variant, &unit, &tablebase, &|_| {}).unwrap();
+            for long_loss in [0, 1] {
+                let found =
+                    solve_unit_storing_losses_below(variant, &unit, &tablebase, &|_| {}, long_loss)
+                        .unwrap();
+                for (a, b) in stored.iter().zip(&found) {
+                    assert_eq!(a.sector, b.sector);
+                    for i in 0..a.len() {
+                        assert_eq!(a.value(i), b.value(i), "{} index {i}", a.sector);
+                    }
+                }
             }
-            continue;
-        }
-        // The last child inside the unit turned out won: the position is lost
-        // now, unless a move leaving the unit wins or loses later.
-        let settles =
-            |c: u16| c >> 8 == 1 && (c & MAX_BOUND).is_multiple_of(2) && c & MAX_BOUND <= level;
-        let update = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
-            if c & RESOLVED != 0 {
-                None
-            } else if settles(c) {
-                Some(RESOLVED | level)
-            } else {
-                Some(c - (1 << 8))
-            }
-        });
-        if update.is_ok_and(settles) {
-            parts[k].resolved(i, level);
-            *resolved += 1;
         }
     }
 }
