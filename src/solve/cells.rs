@@ -96,7 +96,7 @@ impl Cells {
                 return Err(cell);
             };
             debug_assert!(u64::from(new) <= CELL_MASK);
-            let replaced = current & !(CELL_MASK << shift) | u64::from(new) << shift;
+            let replaced = (current & !(CELL_MASK << shift)) | (u64::from(new) << shift);
             match word.compare_exchange_weak(
                 current,
                 replaced,
@@ -119,7 +119,7 @@ impl Cells {
             for lane in 0..CELLS_PER_WORD.min(self.len - first) {
                 let shift = lane as u32 * CELL_BITS;
                 if let Some(new) = f((bits >> shift & CELL_MASK) as u16) {
-                    bits = bits & !(CELL_MASK << shift) | u64::from(new) << shift;
+                    bits = (bits & !(CELL_MASK << shift)) | (u64::from(new) << shift);
                 }
             }
             word.store(bits, Ordering::Relaxed);

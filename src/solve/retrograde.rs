@@ -273,15 +273,21 @@ enum Exit {
 /// Asks the processor to start loading `items[at]`.
 #[inline]
 fn prefetch<T>(items: &[T], at: u64) {
-    #[cfg(target_arch = "x86_64")]
     if let Some(item) = items.get(at as usize) {
-        // SAFETY: a prefetch has no effect on memory; the address is in the slice.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                item as *const T as *const i8,
-            )
-        };
+        prefetch_item(item);
     }
+}
+
+/// Asks the processor to start loading `item`.
+#[inline]
+fn prefetch_item<T>(item: &T) {
+    // SAFETY: a prefetch has no effect on memory; the address is a reference's.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            item as *const T as *const i8,
+        )
+    };
 }
 
 /// Solves the sectors of `unit`, reading every other sector from `tablebase`.
@@ -481,7 +487,7 @@ fn solve_unit_storing_losses_below(
         part.cells
             .replace_all(|c| (c & RESOLVED == 0).then_some(RESOLVED | DRAW));
     }
-    drop(unit);
+    drop(unit); // it borrows the cells
     Ok(solved)
 }
 
@@ -530,7 +536,7 @@ impl Unit<'_> {
         let pred_part = &self.parts[k];
         self.variant.for_each_quiet_unslide(&pos, |p| {
             let i = pred_part.index.index(p.us(), p.them());
-            prefetch(std::slice::from_ref(pred_part.cells.word_of(i)), 0);
+            prefetch_item(pred_part.cells.word_of(i));
             preds.push((k, i));
         });
         // Every predecessor keeps our men; when no symmetry fixes them, different
@@ -890,7 +896,7 @@ impl Children {
 /// cell by cell.
 #[inline]
 fn level_may_act(word: u64, level: u16) -> bool {
-    let cells_equal = |cell: u16| has_zero_cell(word ^ LOW_BITS * u64::from(cell));
+    let cells_equal = |cell: u16| has_zero_cell(word ^ (LOW_BITS * u64::from(cell)));
     (level > 0 && cells_equal(RESOLVED | (level - 1)))
         || (level <= MAX_WIN_BOUND && cells_equal(WIN_BOUND | level))
 }
