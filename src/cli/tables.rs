@@ -226,7 +226,7 @@ fn sector_files(db: &Path) -> Result<Vec<SectorKey>> {
 }
 
 pub fn stats(out: &mut dyn Write, variant: &'static Variant, db: &Path) -> Result<()> {
-    let tb = Tablebase::open(db, variant)?;
+    let tb = Tablebase::open(db, variant)?.reading_whole_files();
     writeln!(
         out,
         "{:<10} {:>13} {:>13} {:>13} {:>11} {:>11} {:>13}",
@@ -274,7 +274,7 @@ pub fn verify(
     db: &Path,
     only: &[SectorKey],
 ) -> Result<()> {
-    let tb = Tablebase::open(db, variant)?;
+    let tb = Tablebase::open(db, variant)?.reading_whole_files();
     let mut bad = 0u64;
     let sectors = if only.is_empty() {
         sector_files(db)?

@@ -131,10 +131,16 @@ impl Tablebase {
                 })?;
             }
         }
-        let mut tablebase = Tablebase::open(dir, variant)?;
         // The solver reads the blocks of its successors whole.
-        tablebase.scattered = false;
-        Ok(tablebase)
+        Ok(Tablebase::open(dir, variant)?.reading_whole_files())
+    }
+
+    /// Tells the system that files will be read whole or block by block
+    /// (solving, `stats`, `verify`), so that it reads ahead; without this it
+    /// reads each page as it is touched, which suits probes only.
+    pub fn reading_whole_files(mut self) -> Tablebase {
+        self.scattered = false;
+        self
     }
 
     /// Builds each sector's index in memory on first use instead of mapping
