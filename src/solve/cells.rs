@@ -146,22 +146,31 @@ mod tests {
 
     #[test]
     fn cells_pack_without_touching_neighbours() {
+        let initial = |i: u64| (i as u16 * 311) & 0xfff;
         let cells = Cells::zeroed(13).unwrap();
         for i in 0..13 {
-            cells.set_zero_cell(i, (i as u16 * 311) & 0xfff);
+            cells.set_zero_cell(i, initial(i));
         }
-        assert_eq!(cells.update(7, |c| Some(c ^ 0xfff)), Ok((7 * 311) & 0xfff));
-        assert_eq!(cells.update(8, |_| None), Err((8 * 311) & 0xfff));
+        assert_eq!(cells.update(7, |c| Some(c ^ 0xfff)), Ok(initial(7)));
+        assert_eq!(cells.update(8, |_| None), Err(initial(8)));
+        let after_update = |i| {
+            if i == 7 {
+                initial(7) ^ 0xfff
+            } else {
+                initial(i)
+            }
+        };
         for i in 0..13 {
-            let expected = (i as u16 * 311) & 0xfff;
-            let expected = if i == 7 { expected ^ 0xfff } else { expected };
-            assert_eq!(cells.get(i), expected, "cell {i}");
+            assert_eq!(cells.get(i), after_update(i), "cell {i}");
         }
-        cells.replace_all(|c| (c % 2 == 0).then_some(1));
+        cells.replace_all(|c| (c % 2 == 0).then_some(c + 1));
         for i in 0..13 {
-            assert!(cells.get(i) % 2 == 1 || cells.get(i) == 1);
+            assert_eq!(cells.get(i), after_update(i) | 1, "cell {i}");
         }
-        assert_eq!(cells.words()[2].load(Ordering::Relaxed) >> 60, 0);
+        // The unused top bits of a word stay zero.
+        for word in cells.words() {
+            assert_eq!(word.load(Ordering::Relaxed) >> 60, 0);
+        }
     }
 
     #[test]
