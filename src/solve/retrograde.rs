@@ -311,7 +311,7 @@ fn solve_unit_storing_losses_below(
     unit: &[SectorKey],
     tablebase: &Tablebase,
     on_event: &(dyn Fn(UnitEvent) + Sync),
-    long_loss: u16,
+    stored_below: u16,
 ) -> Result<Vec<SolvedSector>, ProbeError> {
     if let [sector] = unit
         && is_placement_unit(variant, unit)
@@ -353,7 +353,7 @@ fn solve_unit_storing_losses_below(
         exits: Exits::new(variant, unit, tablebase)?,
         parts,
         latest: AtomicU16::new(0),
-        long_loss,
+        stored_below,
     };
     let parts = &unit.parts;
 
@@ -499,8 +499,9 @@ struct Unit<'a> {
     /// The last level at which a cell is known to act; the levels stop past
     /// it once one resolves nothing.
     latest: AtomicU16,
-    /// Half-losses from this one on are `LONG_LOSS` (tests lower it).
-    long_loss: u16,
+    /// Half-losses from this one on are stored as `LONG_LOSS` and found
+    /// again when needed (tests lower it to use that path more).
+    stored_below: u16,
 }
 
 impl Unit<'_> {
@@ -560,7 +561,7 @@ impl Unit<'_> {
             // leaving the unit if that is later.
             // Other threads only take children away meanwhile (all
             // children passed on at one level have the same result).
-            let mut long_loss = None;
+            let mut found_exit_loss = None;
             let settled = loop {
                 let cell = pred.cells.get(i);
                 if cell & (RESOLVED | WIN_BOUND) != 0 {
@@ -577,9 +578,9 @@ impl Unit<'_> {
                     }
                 }
                 let exit_loss = match cell & LOSS_CODE {
-                    LONG_LOSS => match long_loss {
+                    LONG_LOSS => match found_exit_loss {
                         Some(n) => n,
-                        None => *long_loss.insert(self.longest_exit_loss(pred, i)?),
+                        None => *found_exit_loss.insert(self.longest_exit_loss(pred, i)?),
                     },
                     half => 2 * half,
                 };
@@ -881,7 +882,7 @@ impl Children {
                 debug_assert!(longest_loss % 2 == 0);
                 let loss = match longest_loss / 2 {
                     _ if draw_outside => 0,
-                    half if half < unit.long_loss => half,
+                    half if half < unit.stored_below => half,
                     _ => LONG_LOSS,
                 };
                 Ok(count << COUNT_SHIFT | loss)
@@ -930,10 +931,15 @@ mod tests {
         let tablebase = Tablebase::open(dir.path(), variant).unwrap();
         for unit in [vec![key(3, 4), key(4, 3)], vec![key(4, 4)]] {
             let stored = solve_unit(variant, &unit, &tablebase, &|_| {}).unwrap();
-            for long_loss in [0, 1] {
-                let found =
-                    solve_unit_storing_losses_below(variant, &unit, &tablebase, &|_| {}, long_loss)
-                        .unwrap();
+            for stored_below in [0, 1] {
+                let found = solve_unit_storing_losses_below(
+                    variant,
+                    &unit,
+                    &tablebase,
+                    &|_| {},
+                    stored_below,
+                )
+                .unwrap();
                 for (a, b) in stored.iter().zip(&found) {
                     assert_eq!(a.sector, b.sector);
                     for i in 0..a.len() {
