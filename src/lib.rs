@@ -12,15 +12,23 @@
 //! assert_eq!(standard.moves(&start).len(), 24);
 //! assert_eq!(standard.parse_position(".../.../.../....../.../.../... w 9 9").unwrap(), start);
 //! ```
+//!
+//! The layers, each using only those above it: [`rules`] (the game),
+//! [`index`] (sectors and the index of a position in its sector), [`db`]
+//! (files, folders, [`Tablebase`] and its answers), [`solve`] (building
+//! folders), [`verify`] (checking them). The `morris` binary is a thin
+//! command line over these.
 
 pub mod db;
 pub mod index;
-pub mod probe;
 pub mod rules;
 pub mod solve;
+pub mod system;
 pub mod verify;
 
-pub use rules::{Bitboard, Board, Color, Move, Outcome, Point, Position, RemovalRule, Variant};
-
-#[doc(hidden)]
-pub mod cli;
+pub use db::{Answer, FileError, Line, LineEnd, MoveValue, ProbeError, Tablebase, Value};
+pub use index::{SectorGraph, SectorKey};
+pub use rules::{
+    Bitboard, Board, Color, Move, Outcome, Point, Position, PositionError, RemovalRule, Variant,
+};
+pub use solve::{Selection, SolveError, SolveOptions, solve};

@@ -1,16 +1,20 @@
 //! The `morris` binary: parse arguments, run, turn errors into an exit code.
+//! The command line lives here (`cli/`), not in the library: everything it
+//! computes comes from `morris` library calls.
+
+mod cli;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = morris::cli::Cli::parse();
-    match morris::cli::run(cli) {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
-            ExitCode::from(morris::cli::exit_code(&err))
+            cli::note(&format!("error: {err:#}"));
+            ExitCode::from(cli::exit_code(&err))
         }
     }
 }

@@ -18,7 +18,7 @@ pub struct Mismatch {
     pub recomputed: Value,
 }
 
-/// The value of `pos` from its children's stored values.
+/// The value of `pos` (a position of play) from its children's stored values.
 ///
 /// # Errors
 /// A missing or damaged file of a child's sector.
@@ -29,12 +29,13 @@ pub fn recompute(tablebase: &Tablebase, pos: &Position) -> Result<Value, ProbeEr
     }
     let mut children = Vec::new();
     for (_, child) in variant.moves(pos) {
-        children.push(tablebase.value(&child)?);
+        children.push(tablebase.value_of_checked(&child)?);
     }
     Ok(Value::from_children(children))
 }
 
-/// Checks one sector's checksum and every value; returns the mismatches
+/// Checks one sector's file (checksums) and its stored index, then every
+/// value; returns the mismatches
 /// (at most `limit` of them kept) and their total count.
 ///
 /// # Errors
@@ -45,6 +46,7 @@ pub fn verify_sector(
     limit: usize,
 ) -> Result<(Vec<Mismatch>, u64), ProbeError> {
     tablebase.verify_checksum(sector)?;
+    tablebase.verify_index(sector)?;
     let file = tablebase.sector(sector)?;
     let variant = tablebase.variant();
     let index = SectorIndex::of(
@@ -56,10 +58,9 @@ pub fn verify_sector(
         .into_par_iter()
         .map(|i| {
             let position = index.position(i, sector.us_hand, sector.them_hand);
-            let stored = file.value(i).map_err(|source| ProbeError::Corrupted {
-                path: tablebase.path(sector),
-                source,
-            })?;
+            let stored = file
+                .value(i)
+                .map_err(|source| tablebase.damaged(sector, Some(&position), source))?;
             let recomputed = recompute(tablebase, &position)?;
             Ok((stored != recomputed).then_some(Mismatch {
                 sector,

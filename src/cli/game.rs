@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use crate::rules::{Position, Variant};
+use morris::{Position, Variant};
 
 pub fn show(out: &mut dyn Write, variant: &Variant, pos: &Position) -> Result<()> {
     write!(out, "{}", pos.picture(variant.board))?;

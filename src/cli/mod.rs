@@ -1,18 +1,25 @@
-//! The `morris` command line: argument types and one module per subcommand.
-//! Each subcommand parses its arguments, calls the library and prints.
+//! The `morris` command line, part of the binary and not of the library:
+//! argument types, one module per group of subcommands, and the one place
+//! where an error becomes an exit code. Each subcommand parses its
+//! arguments, calls the library and prints.
 
+mod bench;
+mod check;
 mod game;
+mod play;
 mod probe;
-mod tables;
-
-pub use probe::exit_code;
+mod solve;
 
 use std::io::Write;
+use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Parser, Subcommand};
 
-use crate::rules::{Position, Variant};
+use morris::db::folder_variant;
+use morris::{
+    FileError, Position, PositionError, ProbeError, SectorKey, SolveError, Tablebase, Variant,
+};
 
 const NOTATION_HELP: &str = "\
 Notation (see RULES.md):
@@ -34,8 +41,9 @@ Notation (see RULES.md):
 )]
 pub struct Cli {
     /// Rule set: standard, strict-mills, no-flying, lasker, morabaraba or six.
-    #[arg(long, global = true, default_value = "standard")]
-    pub variant: String,
+    /// Default: the variant the --db folder holds, else standard.
+    #[arg(long, global = true)]
+    pub variant: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -74,17 +82,20 @@ pub enum Command {
         max_men: Option<u32>,
     },
     /// Solve sectors into a database folder, dependencies first. Resumable:
-    /// finished sectors are kept, an interrupted unit is solved again.
-    /// Without a selection, the movement sectors with at most 9 men (about a
-    /// minute on two cores).
+    /// finished sectors are kept, an interrupted unit is solved again; two
+    /// solves may share a folder (each unit is solved once, under a lock).
+    /// Without a selection, the standard movement sectors with at most 10 men
+    /// (156 M positions: about 50 s on two idle cores, 2 minutes on a busy
+    /// machine). `--all` is the whole game: 26.8e9 positions, about 3 hours
+    /// on two cores, 26 GB of disk.
     Solve {
         #[command(flatten)]
         db: DbArg,
         /// Sectors to solve, e.g. 3-3,4-3 (and what they depend on).
         #[arg(long, value_delimiter = ',', conflicts_with_all = ["max_men", "all"])]
-        sectors: Vec<crate::index::SectorKey>,
+        sectors: Vec<SectorKey>,
         /// Movement sectors with at most this many men on the board (10 when
-        /// no selection is given: under a minute on two cores).
+        /// no selection is given).
         #[arg(long, conflicts_with = "all")]
         max_men: Option<u32>,
         /// Every reachable sector: the whole game.
@@ -98,19 +109,24 @@ pub enum Command {
         quiet: bool,
     },
     /// Per sector: wins, losses and draws (positions up to symmetry), the
-    /// longest win and loss, the file size; and totals.
+    /// longest win and loss, the file size; and totals. Checks every file
+    /// read, and reports sectors that the others need but the folder lacks.
     Stats {
         #[command(flatten)]
         db: DbArg,
+        /// Tab-separated values with a header line, for programs.
+        #[arg(long)]
+        tsv: bool,
     },
-    /// Check every file's checksum, then recompute every stored value from its
-    /// children's stored values; exits non-zero on any mismatch.
+    /// Check every sector file's and stored index file's checksums, then
+    /// recompute every stored value from its children's stored values; exits
+    /// non-zero on any mismatch.
     Verify {
         #[command(flatten)]
         db: DbArg,
         /// Only these sectors, e.g. 8-7,7-8 (their children are read, not checked).
         #[arg(long, value_delimiter = ',')]
-        sectors: Vec<crate::index::SectorKey>,
+        sectors: Vec<SectorKey>,
     },
     /// The value of positions from a database, and every legal move with the
     /// value it leads to, best first (fastest wins, draws, longest losses).
@@ -125,7 +141,9 @@ pub enum Command {
         #[arg(required_unless_present = "batch", conflicts_with = "batch")]
         positions: Vec<String>,
         /// Read positions from FILE, one per line ('-': standard input), and
-        /// write one line per position in the same order; blank lines are skipped.
+        /// write one line per position in the same order; blank lines are
+        /// skipped. From a pipe or a terminal each line is answered as soon as
+        /// it is read.
         #[arg(long, value_name = "FILE")]
         batch: Option<std::path::PathBuf>,
         /// One JSON object per position (JSON Lines).
@@ -145,8 +163,10 @@ pub enum Command {
         db: DbArg,
         /// The side you play; 'none' watches perfect play against itself.
         #[arg(long, value_enum, default_value = "white")]
-        human: probe::Seat,
-        /// Start from this position instead of the start.
+        human: play::Seat,
+        /// Start from this position (a position string, a Sanmill FEN or
+        /// 'start'); its sector and those play reaches from it must be in the
+        /// folder.
         #[arg(long, default_value = "start")]
         from: String,
         /// Show the value of each position (or type 'value' when asked for a move).
@@ -194,28 +214,25 @@ fn set_threads(threads: Option<usize>) -> Result<usize> {
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
-    let variant = variant(&cli.variant)?;
     let stdout = std::io::stdout();
     let out = &mut std::io::BufWriter::new(stdout.lock());
+    let explicit = cli.variant.as_deref().map(variant).transpose()?;
+    let plain = explicit.unwrap_or_else(Variant::standard);
     let result = match cli.command {
-        Command::Show { position } => {
-            game::show(out, variant, &parse_position(variant, &position)?)
-        }
-        Command::Moves { position } => {
-            game::moves(out, variant, &parse_position(variant, &position)?)
-        }
+        Command::Show { position } => game::show(out, plain, &parse_position(plain, &position)?),
+        Command::Moves { position } => game::moves(out, plain, &parse_position(plain, &position)?),
         Command::Perft {
             position,
             depth,
             divide,
         } => game::perft(
             out,
-            variant,
-            &parse_position(variant, &position)?,
+            plain,
+            &parse_position(plain, &position)?,
             depth,
             divide,
         ),
-        Command::Sectors { max_men } => tables::sectors(out, variant, max_men),
+        Command::Sectors { max_men } => solve::sectors(out, plain, max_men),
         Command::Solve {
             db,
             sectors,
@@ -225,14 +242,18 @@ pub fn run(cli: Cli) -> Result<()> {
             quiet,
         } => {
             set_threads(threads)?;
-            let selection = if all {
-                crate::solve::Selection::All
-            } else if !sectors.is_empty() {
-                crate::solve::Selection::Sectors(sectors)
-            } else {
-                crate::solve::Selection::MaxMen(max_men.unwrap_or(10))
+            let variant = match explicit {
+                Some(v) => v,
+                None => folder_variant(&db.db)?.unwrap_or(plain),
             };
-            tables::solve_command(out, variant, &db.db, selection, quiet).map(|_| ())
+            let selection = if all {
+                morris::Selection::All
+            } else if !sectors.is_empty() {
+                morris::Selection::Sectors(sectors)
+            } else {
+                morris::Selection::MaxMen(max_men.unwrap_or(10))
+            };
+            solve::solve(out, variant, &db.db, selection, quiet)
         }
         Command::Probe {
             db,
@@ -244,8 +265,8 @@ pub fn run(cli: Cli) -> Result<()> {
         } => {
             let options = probe::ProbeOptions { json, line, moves };
             match batch {
-                Some(input) => probe::batch(out, variant, &db.db, &input, &options),
-                None => probe::probe(out, variant, &db.db, &positions, &options),
+                Some(input) => probe::batch(out, open(&db.db, explicit)?, &input, &options),
+                None => probe::probe(out, &open(&db.db, explicit)?, &positions, &options),
             }
         }
         Command::Play {
@@ -256,18 +277,21 @@ pub fn run(cli: Cli) -> Result<()> {
             seed,
             max_plies,
         } => {
-            let start = parse_position(variant, &from)?;
-            let options = probe::PlayOptions {
+            let tablebase = open(&db.db, explicit)?;
+            let start = parse_position(tablebase.variant(), &from)?;
+            let options = play::PlayOptions {
                 seat: human,
                 show_values: values,
-                seed: seed.unwrap_or_else(probe::time_seed),
+                seed: seed.unwrap_or_else(play::time_seed),
                 max_plies,
             };
             let stdin = std::io::stdin();
-            probe::play(out, &mut stdin.lock(), variant, &db.db, start, &options)
+            play::play(out, &mut stdin.lock(), &tablebase, start, &options)
         }
-        Command::Stats { db } => tables::stats(out, variant, &db.db),
-        Command::Verify { db, sectors } => tables::verify(out, variant, &db.db, &sectors),
+        Command::Stats { db, tsv } => check::stats(out, &open_whole(&db.db, explicit)?, tsv),
+        Command::Verify { db, sectors } => {
+            check::verify(out, &open_whole(&db.db, explicit)?, &sectors)
+        }
         Command::Bench {
             max_men,
             probe,
@@ -275,14 +299,56 @@ pub fn run(cli: Cli) -> Result<()> {
         } => {
             let threads = set_threads(threads)?;
             match probe {
-                Some(db) => tables::bench_probe(out, variant, &db),
-                None => tables::bench(out, variant, max_men, threads),
+                Some(db) => bench::bench_probe(out, &open(&db, explicit)?),
+                None => bench::bench(out, plain, max_men, threads),
             }
         }
     };
     result
         .and_then(|()| Ok(out.flush()?))
         .or_else(ignore_broken_pipe)
+}
+
+/// Opens a folder for probes: for the variant asked for, or the one the
+/// folder holds. A damaged stored index is reported once, then replaced by
+/// an index built in memory.
+fn open(db: &Path, variant: Option<&'static Variant>) -> Result<Tablebase> {
+    let tablebase = match variant {
+        Some(v) => Tablebase::open(db, v)?,
+        None => Tablebase::open_folder(db)?,
+    };
+    let told = std::sync::Mutex::new(std::collections::HashSet::new());
+    Ok(tablebase.with_warnings(move |e: &FileError| {
+        if told.lock().unwrap_or_else(|p| p.into_inner()).insert(e.path().to_path_buf()) {
+            note(&format!(
+                "warning: {}; using an index built in memory instead (`morris solve` over the folder rewrites the file)",
+                error_chain(e)
+            ));
+        }
+    }))
+}
+
+/// [`open`] for commands that read whole files (`stats`, `verify`).
+fn open_whole(db: &Path, variant: Option<&'static Variant>) -> Result<Tablebase> {
+    Ok(open(db, variant)?.reading_whole_files())
+}
+
+/// Writes a line to standard error, ignoring a closed stream: a reader that
+/// went away must not stop a solve or a batch.
+pub fn note(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// An error with its causes, each once: `a: b: c`.
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
 }
 
 /// A reader that stops early (`| head`) is not an error.
@@ -304,6 +370,18 @@ pub fn variant(name: &str) -> Result<&'static Variant> {
     })
 }
 
+/// Longest piece of an input echoed in a message: a 10 MB line is not
+/// answered with 20 MB.
+const ECHO_LIMIT: usize = 120;
+
+/// `text`, cut to [`ECHO_LIMIT`] characters with a note of the rest.
+pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(ECHO_LIMIT) {
+        None => text.into(),
+        Some((end, _)) => format!("{}... ({} bytes in all)", &text[..end], text.len()).into(),
+    }
+}
+
 /// A position argument: a position string, a Sanmill FEN, or `start`.
 pub fn parse_position(variant: &Variant, text: &str) -> Result<Position> {
     if text.trim() == "start" {
@@ -311,5 +389,40 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position> {
     }
     variant
         .parse_position(text)
-        .with_context(|| format!("cannot read the position '{text}'"))
+        .with_context(|| format!("cannot read the position '{}'", echo(text)))
+}
+
+/// The exit code of an error, decided here only: 1 for bad input (a
+/// position, an argument, a sector that does not exist), 3 for a database
+/// problem (no folder, another variant's, a missing sector, a damaged or
+/// unwritable file, a solve that failed). Usage errors (2) are clap's.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    if let Some(f) = err.downcast_ref::<probe::Failures>() {
+        return f.exit_code();
+    }
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<ProbeError>() {
+            return match e {
+                ProbeError::InvalidPosition(_) => 1,
+                _ => 3,
+            };
+        }
+        if let Some(e) = cause.downcast_ref::<SolveError>() {
+            return match e {
+                SolveError::UnreachableSector { .. } => 1,
+                SolveError::Probe(ProbeError::InvalidPosition(_)) => 1,
+                _ => 3,
+            };
+        }
+        if cause.is::<FileError>()
+            || cause.is::<check::Mismatches>()
+            || cause.is::<check::MissingSectors>()
+        {
+            return 3;
+        }
+        if cause.is::<PositionError>() {
+            return 1;
+        }
+    }
+    1
 }

@@ -1,17 +1,16 @@
-//! `probe` and `play`: perfect-play answers from a database, for people
-//! (text) and programs (JSON), one position, a batch, or a game.
+//! `probe`: perfect-play answers from a database, for people (text) and
+//! programs (JSON), for positions given as arguments or a batch of lines.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
+use std::sync::mpsc;
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};
 
-use super::parse_position;
-use crate::db::{ProbeError, Tablebase, Value};
-use crate::probe::{Answer, Line, LineEnd, MoveValue};
-use crate::rules::{Move, Outcome, Position, Variant};
+use super::{echo, exit_code, note, parse_position};
+use morris::{Answer, Line, LineEnd, Outcome, Tablebase, Value, Variant};
 
 /// Longest line of perfect play printed (a draw repeats long before).
 const LINE_LIMIT: usize = 1000;
@@ -27,12 +26,11 @@ pub struct ProbeOptions {
 /// Probes the positions given on the command line.
 pub fn probe(
     out: &mut dyn Write,
-    variant: &'static Variant,
-    db: &Path,
+    tablebase: &Tablebase,
     positions: &[String],
     options: &ProbeOptions,
 ) -> Result<()> {
-    let tablebase = open(db, variant)?;
+    let variant = tablebase.variant();
     let mut failures = Failures::default();
     for text in positions {
         let result = parse_position(variant, text).and_then(|pos| {
@@ -57,12 +55,12 @@ pub fn probe(
             Err(e) if positions.len() == 1 => return Err(e),
             Err(e) => {
                 out.flush()?;
-                eprintln!("error: {e:#}");
+                note(&format!("error: {e:#}"));
                 if options.json {
                     writeln!(
                         out,
                         "{}",
-                        json!({"position": text, "error": format!("{e:#}")})
+                        json!({"position": echo(text), "error": format!("{e:#}")})
                     )?;
                 }
                 failures.add(&e);
@@ -87,6 +85,11 @@ impl Failures {
         self.database |= exit_code(e) == 3;
     }
 
+    /// 3 when a database problem was among the failures, else 1.
+    pub fn exit_code(&self) -> u8 {
+        if self.database { 3 } else { 1 }
+    }
+
     fn result(mut self, total: u64) -> Result<()> {
         self.total = total;
         if self.failed == 0 {
@@ -98,43 +101,57 @@ impl Failures {
 }
 
 /// Probes one position per line of `input` (`-` for standard input), one
-/// output line each, in input order.
+/// output line each, in input order. Lines are answered in parallel in
+/// groups of what has arrived: from a pipe or a terminal each answer comes as
+/// soon as its line is read; a file is read ahead in large groups.
 pub fn batch(
     out: &mut dyn Write,
-    variant: &'static Variant,
-    db: &Path,
+    tablebase: Tablebase,
     input: &Path,
     options: &ProbeOptions,
 ) -> Result<()> {
     // Many probes: indices built in memory answer faster than stored ones.
-    let tablebase = open(db, variant)?.with_built_indices();
-    let reader: Box<dyn BufRead> = if input == Path::new("-") {
-        Box::new(std::io::stdin().lock())
+    let tablebase = tablebase.with_built_indices();
+    let variant = tablebase.variant();
+    let streaming = input == Path::new("-");
+    let reader: Box<dyn BufRead + Send> = if streaming {
+        Box::new(std::io::BufReader::new(std::io::stdin()))
     } else {
         Box::new(std::io::BufReader::new(
             std::fs::File::open(input)
                 .with_context(|| format!("cannot read {}", input.display()))?,
         ))
     };
-    let mut lines = reader.lines();
+    let (lines, arrived) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(BATCH_CHUNK);
+    std::thread::spawn(move || read_lines(reader, &lines));
     let mut failures = Failures::default();
-    let mut total = 0;
-    loop {
-        let chunk: Vec<String> = lines
-            .by_ref()
-            .take(BATCH_CHUNK)
-            .collect::<std::io::Result<_>>()
-            .context("cannot read the batch input")?;
-        if chunk.is_empty() {
-            break;
+    let (mut total, mut line_number) = (0u64, 0u64);
+    while let Ok(first) = arrived.recv() {
+        let mut chunk = vec![first];
+        while chunk.len() < BATCH_CHUNK
+            && let Ok(next) = arrived.try_recv()
+        {
+            chunk.push(next);
         }
-        let answers: Vec<(String, Option<anyhow::Error>)> = chunk
+        let mut numbered = Vec::with_capacity(chunk.len());
+        for line in chunk {
+            line_number += 1;
+            let line = line.context("cannot read the batch input")?;
+            if !line.trim_ascii().is_empty() {
+                numbered.push((line_number, line));
+            }
+        }
+        let answers: Vec<(String, Option<anyhow::Error>)> = numbered
             .par_iter()
-            .filter(|l| !l.trim().is_empty())
-            .map(
-                |text| match batch_line(&tablebase, variant, text, options) {
+            .map(|(number, bytes)| {
+                let answered = std::str::from_utf8(bytes)
+                    .map_err(|_| anyhow::anyhow!("line {number} is not UTF-8 text"))
+                    .and_then(|text| batch_line(&tablebase, variant, text, options));
+                match answered {
                     Ok(line) => (line, None),
                     Err(e) => {
+                        let text = String::from_utf8_lossy(bytes);
+                        let text = echo(text.trim());
                         let line = if options.json {
                             json!({"position": text, "error": format!("{e:#}")}).to_string()
                         } else {
@@ -142,18 +159,50 @@ pub fn batch(
                         };
                         (line, Some(e))
                     }
-                },
-            )
+                }
+            })
             .collect();
         for (line, error) in answers {
             writeln!(out, "{line}")?;
-            total += 1u64;
+            total += 1;
             if let Some(e) = error {
                 failures.add(&e);
             }
         }
+        if streaming {
+            out.flush()?;
+        }
     }
     failures.result(total)
+}
+
+/// Sends each line of `reader` (without its line end) until the input ends
+/// or nobody listens.
+fn read_lines(
+    mut reader: Box<dyn BufRead + Send>,
+    lines: &mpsc::SyncSender<std::io::Result<Vec<u8>>>,
+) {
+    loop {
+        let mut line = Vec::new();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => return,
+            Ok(_) => {
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                if lines.send(Ok(line)).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = lines.send(Err(e));
+                return;
+            }
+        }
+    }
 }
 
 fn batch_line(
@@ -178,7 +227,7 @@ fn batch_line(
         None
     };
     // The position is echoed as given: the answer lines up with the input.
-    let text = text.trim();
+    let text = &*echo(text.trim());
     if options.json {
         let mut object = answer_json(variant, &answer, text, options.moves);
         if let Some(line) = &line {
@@ -201,10 +250,6 @@ fn batch_line(
         s.push_str(&line_text(variant, line));
     }
     Ok(s)
-}
-
-fn open(db: &Path, variant: &'static Variant) -> Result<Tablebase> {
-    Ok(Tablebase::open(db, variant)?)
 }
 
 fn value_json(value: Value) -> (Json, Json) {
@@ -303,174 +348,4 @@ fn write_answer(
     }
     writeln!(out)?;
     Ok(())
-}
-
-/// Who a person plays in `play`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Seat {
-    White,
-    Black,
-    /// Perfect play against itself.
-    None,
-}
-
-pub struct PlayOptions {
-    pub seat: Seat,
-    pub show_values: bool,
-    pub seed: u64,
-    pub max_plies: usize,
-}
-
-/// A game in the terminal: a person against perfect play, or perfect play
-/// against itself. Among equally good moves the program picks at random.
-pub fn play(
-    out: &mut dyn Write,
-    input: &mut dyn BufRead,
-    variant: &'static Variant,
-    db: &Path,
-    start: Position,
-    options: &PlayOptions,
-) -> Result<()> {
-    let tablebase = open(db, variant)?;
-    let mut random = XorShift(options.seed | 1);
-    let mut pos = start;
-    let mut seen = std::collections::HashMap::<Position, u32>::new();
-    let mut plies = 0;
-    writeln!(
-        out,
-        "moves read d2, d2xg7, a1-a4, a1-a4xd7; also: value, hint, quit"
-    )?;
-    loop {
-        write!(out, "\n{}", pos.picture(variant.board))?;
-        writeln!(out, "{}", pos.notation(variant.board))?;
-        if let Some(outcome) = variant.outcome(&pos) {
-            let side = pos.to_move.name();
-            match outcome {
-                Outcome::Drawn => writeln!(out, "the board is full: a draw")?,
-                _ => writeln!(out, "{side} has lost")?,
-            }
-            return Ok(());
-        }
-        let repeats = seen.entry(pos).or_default();
-        *repeats += 1;
-        if *repeats >= 3 {
-            writeln!(out, "the position occurred three times: a draw")?;
-            return Ok(());
-        }
-        if plies >= options.max_plies {
-            writeln!(out, "stopped after {plies} plies")?;
-            return Ok(());
-        }
-        let moves = tablebase.move_values(&pos)?;
-        if options.show_values {
-            writeln!(
-                out,
-                "{} to move: {}",
-                pos.to_move.name(),
-                tablebase.value(&pos)?
-            )?;
-        }
-        let human = match options.seat {
-            Seat::White => pos.to_move == crate::Color::White,
-            Seat::Black => pos.to_move == crate::Color::Black,
-            Seat::None => false,
-        };
-        let chosen = if human {
-            match read_move(out, input, variant, &pos, &moves)? {
-                Some(m) => m,
-                None => return Ok(()),
-            }
-        } else {
-            let best: Vec<&MoveValue> =
-                moves.iter().filter(|m| m.value == moves[0].value).collect();
-            let m = *best[random.below(best.len())];
-            writeln!(
-                out,
-                "{} plays {}",
-                pos.to_move.name(),
-                m.play.notation(variant.board)
-            )?;
-            m
-        };
-        pos = chosen.position;
-        plies += 1;
-    }
-}
-
-/// Reads the person's move; `None` when they quit or the input ends.
-fn read_move(
-    out: &mut dyn Write,
-    input: &mut dyn BufRead,
-    variant: &Variant,
-    pos: &Position,
-    moves: &[MoveValue],
-) -> Result<Option<MoveValue>> {
-    loop {
-        write!(out, "{} to move> ", pos.to_move.name())?;
-        out.flush()?;
-        let mut text = String::new();
-        if input.read_line(&mut text)? == 0 {
-            return Ok(None);
-        }
-        let text = text.trim();
-        match text {
-            "" => continue,
-            "quit" | "q" => return Ok(None),
-            "value" | "v" => {
-                writeln!(out, "{}", moves_value(moves))?;
-                continue;
-            }
-            "hint" | "h" => {
-                for m in moves {
-                    writeln!(out, "  {} {}", m.play.notation(variant.board), m.value)?;
-                }
-                continue;
-            }
-            _ => {}
-        }
-        match Move::parse(variant.board, text) {
-            Ok(wanted) => match moves.iter().find(|m| m.play == wanted) {
-                Some(m) => return Ok(Some(*m)),
-                None => writeln!(out, "{text} is not a legal move here (hint lists them)")?,
-            },
-            Err(e) => writeln!(out, "{e}")?,
-        }
-    }
-}
-
-/// The value of a position from its moves: the best move's.
-fn moves_value(moves: &[MoveValue]) -> String {
-    moves
-        .first()
-        .map_or("no legal moves".to_string(), |m| m.value.to_string())
-}
-
-/// A small generator for picking among equally good moves.
-struct XorShift(u64);
-
-impl XorShift {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
-
-/// A default seed that differs from game to game.
-pub fn time_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(1, |d| d.as_nanos() as u64)
-}
-
-/// The exit code of an error: 3 for a database problem, 1 otherwise.
-pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if let Some(f) = err.downcast_ref::<Failures>() {
-        return if f.database { 3 } else { 1 };
-    }
-    match err.downcast_ref::<ProbeError>() {
-        Some(ProbeError::IllegalPosition(_)) | None => 1,
-        Some(_) => 3,
-    }
 }

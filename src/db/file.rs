@@ -1,17 +1,14 @@
 //! One sector's file: written whole under a temporary name and renamed when
-//! complete, read back through a memory map.
+//! complete, read back through a memory map whose blocks are checked on
+//! first read.
 
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use memmap2::{Advice, Mmap};
-
-use super::format::{
-    BLOCK_CHECKSUM_LEN, FormatError, HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry,
-};
+use super::error::FileError;
+use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
+use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap};
 use super::value::Value;
 use crate::index::SectorKey;
 
@@ -20,233 +17,199 @@ pub fn file_name(sector: SectorKey) -> String {
     format!("{sector}.mdb")
 }
 
-/// Writes a sector file: `values` yields one byte per index in order, and
-/// `overflow` the `(index, plies)` of escaped values in ascending order. The
-/// file appears under its final name only once complete and synced, so an
-/// interruption never leaves a file that passes as finished.
+/// The temporary name a file is written under before it is renamed to
+/// `path`: the process id keeps two writers of one folder apart.
+pub(crate) fn temp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp.{}", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// Whether `name` is a temporary file of this program's writers.
+pub(crate) fn is_temp_name(name: &str) -> bool {
+    name.contains(".tmp")
+}
+
+/// Writes `path` through a temporary file: `fill` writes the contents and
+/// returns the file (flushed). The file appears under its final name only
+/// once complete and synced, so an interruption never leaves a file that
+/// passes as finished; on an error the temporary file is removed, so a full
+/// disk does not stay full.
+pub(crate) fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(File) -> std::io::Result<File>,
+) -> Result<(), FileError> {
+    let temp = temp_path(path);
+    let result = File::create(&temp)
+        .and_then(fill)
+        .and_then(|file| file.sync_all())
+        .and_then(|()| fs::rename(&temp, path));
+    if let Err(source) = result {
+        let _ = fs::remove_file(&temp);
+        return Err(FileError::Write {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    if let Some(dir) = path.parent()
+        && let Ok(d) = File::open(dir)
+    {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Writes a sector file into `dir`: `values` yields one byte per index in
+/// order, and `overflow` the `(index, plies)` of escaped values in ascending
+/// order. See [`write_atomically`].
 ///
 /// # Errors
-/// Any I/O error.
+/// Any I/O error, with the file's name.
 pub fn write_sector(
     dir: &Path,
     mut header: Header,
     values: impl FnOnce(&mut dyn FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()>,
     overflow: &[(u64, u32)],
-) -> std::io::Result<PathBuf> {
+) -> Result<PathBuf, FileError> {
     let final_path = dir.join(file_name(header.sector));
-    let temp_path = dir.join(format!("{}.tmp", file_name(header.sector)));
-    let file = File::create(&temp_path)?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    out.write_all(&[0u8; HEADER_LEN])?;
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut written = 0u64;
-    // Block checksums: each block's hasher is fed as the bytes stream by.
-    let mut block_sums: Vec<u64> = Vec::with_capacity(header.blocks() as usize);
-    let mut block = xxhash_rust::xxh3::Xxh3::new();
-    let block_len = 1u64 << header.block_bits;
-    values(&mut |mut chunk: &[u8]| {
-        hasher.update(chunk);
-        out.write_all(chunk)?;
-        while !chunk.is_empty() {
-            let room = (block_len - written % block_len) as usize;
-            let (now, rest) = chunk.split_at(room.min(chunk.len()));
-            block.update(now);
-            written += now.len() as u64;
-            if written.is_multiple_of(block_len) {
-                block_sums.push(block.digest());
-                block.reset();
+    write_atomically(&final_path, |file| {
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        out.write_all(&[0u8; HEADER_LEN])?;
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut written = 0u64;
+        // Block checksums: each block's hasher is fed as the bytes stream by.
+        let mut block_sums: Vec<u64> = Vec::with_capacity(header.blocks() as usize);
+        let mut block = xxhash_rust::xxh3::Xxh3::new();
+        let block_len = 1u64 << header.block_bits;
+        values(&mut |mut chunk: &[u8]| {
+            hasher.update(chunk);
+            out.write_all(chunk)?;
+            while !chunk.is_empty() {
+                let room = (block_len - written % block_len) as usize;
+                let (now, rest) = chunk.split_at(room.min(chunk.len()));
+                block.update(now);
+                written += now.len() as u64;
+                if written.is_multiple_of(block_len) {
+                    block_sums.push(block.digest());
+                    block.reset();
+                }
+                chunk = rest;
             }
-            chunk = rest;
+            Ok(())
+        })?;
+        assert_eq!(written, header.positions, "one value byte per position");
+        if !written.is_multiple_of(block_len) {
+            block_sums.push(block.digest());
         }
-        Ok(())
+        let mut overflow_hasher = xxhash_rust::xxh3::Xxh3::new();
+        for &(index, plies) in overflow {
+            let mut e = [0u8; OVERFLOW_ENTRY_LEN];
+            e[0..8].copy_from_slice(&index.to_le_bytes());
+            e[8..12].copy_from_slice(&plies.to_le_bytes());
+            hasher.update(&e);
+            overflow_hasher.update(&e);
+            out.write_all(&e)?;
+        }
+        for sum in &block_sums {
+            hasher.update(&sum.to_le_bytes());
+            out.write_all(&sum.to_le_bytes())?;
+        }
+        header.overflow_entries = overflow.len() as u64;
+        header.overflow_checksum = overflow_hasher.digest();
+        header.checksum = hasher.digest();
+        let mut file = out.into_inner().map_err(|e| e.into_error())?;
+        file.seek(std::io::SeekFrom::Start(0))?;
+        file.write_all(&header.to_bytes())?;
+        Ok(file)
     })?;
-    assert_eq!(written, header.positions, "one value byte per position");
-    if !written.is_multiple_of(block_len) {
-        block_sums.push(block.digest());
-    }
-    let mut overflow_hasher = xxhash_rust::xxh3::Xxh3::new();
-    for &(index, plies) in overflow {
-        let mut e = [0u8; OVERFLOW_ENTRY_LEN];
-        e[0..8].copy_from_slice(&index.to_le_bytes());
-        e[8..12].copy_from_slice(&plies.to_le_bytes());
-        hasher.update(&e);
-        overflow_hasher.update(&e);
-        out.write_all(&e)?;
-    }
-    for sum in &block_sums {
-        hasher.update(&sum.to_le_bytes());
-        out.write_all(&sum.to_le_bytes())?;
-    }
-    header.overflow_entries = overflow.len() as u64;
-    header.overflow_checksum = overflow_hasher.digest();
-    header.checksum = hasher.digest();
-    let mut file = out.into_inner().map_err(|e| e.into_error())?;
-    use std::io::Seek;
-    file.seek(std::io::SeekFrom::Start(0))?;
-    file.write_all(&header.to_bytes())?;
-    file.sync_all()?;
-    drop(file);
-    fs::rename(&temp_path, &final_path)?;
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
     Ok(final_path)
-}
-
-/// Asks the system to start reading `ranges` (offset, length) of the file
-/// at `path`, so that reads the program will need one after the other go to
-/// the disk together. Only advice: errors are ignored.
-pub fn read_ahead(path: &Path, ranges: &[(u64, u64)]) {
-    let Ok(file) = File::open(path) else { return };
-    // SAFETY: the map is only advised, never read.
-    let Ok(map) = (unsafe { Mmap::map(&file) }) else {
-        return;
-    };
-    for &(offset, len) in ranges {
-        let end = (offset.saturating_add(len)).min(map.len() as u64);
-        if offset < end {
-            let _ = map.advise_range(Advice::WillNeed, offset as usize, (end - offset) as usize);
-        }
-    }
 }
 
 /// A sector file mapped for reading. Each block of values is checked
 /// against its checksum the first time a value in it is read.
 pub struct SectorFile {
     pub header: Header,
-    map: Mmap,
-    /// One bit per block: checked and found intact.
-    checked: Box<[AtomicU64]>,
-}
-
-/// Why a sector file could not be opened.
-#[derive(Debug, thiserror::Error)]
-pub enum OpenError {
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}: {source}")]
-    Format { path: PathBuf, source: FormatError },
+    map: CheckedMap,
 }
 
 impl SectorFile {
-    /// Maps a file and checks its header and length (not its checksum: see
-    /// [`SectorFile::verify_checksum`]).
+    /// Maps a file and checks its header, its length and its overflow table
+    /// (not the whole body: see [`SectorFile::verify_checksum`]).
+    /// `scattered` tells the system that reads will be scattered (probes):
+    /// each page fault then reads its page, not megabytes around it.
     ///
     /// # Errors
-    /// I/O errors, and [`FormatError`] for a file that is not a complete
-    /// sector file.
-    pub fn open(path: &Path) -> Result<SectorFile, OpenError> {
-        SectorFile::open_with(path, false)
-    }
-
-    /// [`SectorFile::open`], telling the system when reads will be scattered
-    /// (probes): each page fault then reads its page, not megabytes around it.
-    ///
-    /// # Errors
-    /// As [`SectorFile::open`].
-    pub fn open_with(path: &Path, scattered: bool) -> Result<SectorFile, OpenError> {
-        let io = |source| OpenError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        // SAFETY: database files are written once under a temporary name and
-        // renamed into place; the program never modifies a finished file, and
-        // we assume no other process does while it is mapped.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        if scattered {
-            let _ = map.advise(Advice::Random);
-        }
-        let format = |source| OpenError::Format {
-            path: path.to_path_buf(),
-            source,
-        };
-        let header = Header::parse(&map, len).map_err(format)?;
-        let checked = (0..header.blocks().div_ceil(64))
-            .map(|_| AtomicU64::new(0))
-            .collect();
+    /// An unreadable file, or one that is not a complete sector file.
+    pub fn open(path: &Path, scattered: bool) -> Result<SectorFile, FileError> {
+        let (map, len) = CheckedMap::map(path, scattered)?;
+        let header = Header::parse(&map, len, path)?;
+        let values = HEADER_LEN..HEADER_LEN + header.positions as usize;
+        let sums_at = map.len() - header.blocks() as usize * BLOCK_CHECKSUM_LEN;
         let file = SectorFile {
+            map: CheckedMap::new(path, map, values, header.block_bits, sums_at),
             header,
-            map,
-            checked,
         };
         if xxhash_rust::xxh3::xxh3_64(file.overflow_table()) != file.header.overflow_checksum {
-            return Err(format(FormatError::Checksum));
+            return Err(FileError::corrupted(
+                path,
+                "its overflow table fails its checksum",
+            ));
         }
         Ok(file)
     }
 
-    /// True when the body matches the header's checksum.
-    pub fn verify_checksum(&self) -> Result<(), FormatError> {
-        let digest = xxhash_rust::xxh3::xxh3_64(&self.map[HEADER_LEN..]);
-        if digest == self.header.checksum {
-            Ok(())
-        } else {
-            Err(FormatError::Checksum)
-        }
+    pub fn path(&self) -> &Path {
+        self.map.path()
     }
 
-    /// The value bytes, one per index.
+    /// Checks the whole body against the header's checksum and every block
+    /// against its own.
+    ///
+    /// # Errors
+    /// The first mismatch.
+    pub fn verify_checksum(&self) -> Result<(), FileError> {
+        let digest = xxhash_rust::xxh3::xxh3_64(&self.map.raw()[HEADER_LEN..]);
+        if digest != self.header.checksum {
+            return Err(FileError::corrupted(
+                self.path(),
+                "its body fails the header's checksum",
+            ));
+        }
+        self.map.check_all()
+    }
+
+    /// The value bytes, one per index, unchecked (the solver's prefetches
+    /// and block reads; values come from [`SectorFile::value`]).
     pub fn bytes(&self) -> &[u8] {
-        &self.map[HEADER_LEN..HEADER_LEN + self.header.positions as usize]
+        &self.map.raw()[HEADER_LEN..HEADER_LEN + self.header.positions as usize]
     }
 
     fn overflow_table(&self) -> &[u8] {
         let start = HEADER_LEN + self.header.positions as usize;
-        &self.map[start..start + self.header.overflow_entries as usize * OVERFLOW_ENTRY_LEN]
+        &self.map.raw()[start..start + self.header.overflow_entries as usize * OVERFLOW_ENTRY_LEN]
     }
 
-    /// Checks the block holding `index` once; later calls cost one load.
-    #[inline]
-    fn check_block(&self, index: u64) -> Result<(), FormatError> {
-        let bits = self.header.block_bits;
-        let block = index >> bits;
-        let (word, bit) = ((block / 64) as usize, 1u64 << (block % 64));
-        if self.checked[word].load(Ordering::Relaxed) & bit != 0 {
-            return Ok(());
-        }
-        let start = (block << bits) as usize;
-        let end = (start + (1 << bits)).min(self.header.positions as usize);
-        let table = self.map.len() - self.header.blocks() as usize * BLOCK_CHECKSUM_LEN;
-        let at = table + block as usize * BLOCK_CHECKSUM_LEN;
-        // The block's pages and its checksum's are read together, not one
-        // after the other, when reads are scattered.
-        let _ = self
-            .map
-            .advise_range(Advice::WillNeed, HEADER_LEN + start, end - start);
-        let _ = self
-            .map
-            .advise_range(Advice::WillNeed, at, BLOCK_CHECKSUM_LEN);
-        let stored = u64::from_le_bytes(self.map[at..at + BLOCK_CHECKSUM_LEN].try_into().unwrap());
-        if xxhash_rust::xxh3::xxh3_64(&self.bytes()[start..end]) != stored {
-            return Err(FormatError::Checksum);
-        }
-        self.checked[word].fetch_or(bit, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// The value at `index`.
+    /// The value at `index`, its block checked first.
     ///
     /// # Errors
-    /// When an escaped value is missing from the overflow table (a corrupted file).
+    /// An index past the end, a block that fails its checksum, or an escaped
+    /// value missing from the overflow table or out of range.
     #[inline]
-    pub fn value(&self, index: u64) -> Result<Value, FormatError> {
+    pub fn value(&self, index: u64) -> Result<Value, FileError> {
         if index >= self.header.positions {
-            return Err(FormatError::Header("index past the end"));
+            return Err(FileError::corrupted(
+                self.path(),
+                format!("index {index} is past its end"),
+            ));
         }
-        self.check_block(index)?;
-        let byte = self.bytes()[index as usize];
+        let byte = self.map.byte_at(HEADER_LEN + index as usize)?;
         match Value::from_byte(byte) {
             Some(v) => Ok(v),
             None => self.overflow_value(index),
         }
     }
 
-    fn overflow_value(&self, index: u64) -> Result<Value, FormatError> {
+    fn overflow_value(&self, index: u64) -> Result<Value, FileError> {
         let table = self.overflow_table();
         let n = table.len() / OVERFLOW_ENTRY_LEN;
         let (mut lo, mut hi) = (0, n);
@@ -254,14 +217,24 @@ impl SectorFile {
             let mid = (lo + hi) / 2;
             let (i, plies) = overflow_entry(table, mid);
             if i == index {
+                // Escaped distances do not fit a byte, and one more ply
+                // (the parent's) must still fit a value.
                 return u16::try_from(plies)
+                    .ok()
+                    .filter(|p| (254..u16::MAX).contains(p))
                     .map(Value::from_plies)
-                    .map_err(|_| FormatError::Header("overflow distance out of range"));
+                    .ok_or_else(|| {
+                        FileError::corrupted(
+                            self.path(),
+                            format!("its overflow entry for index {index} is out of range ({plies} plies)"),
+                        )
+                    });
             }
             if i < index { lo = mid + 1 } else { hi = mid }
         }
-        Err(FormatError::Header(
-            "escaped value missing from the overflow table",
+        Err(FileError::corrupted(
+            self.path(),
+            format!("index {index} is escaped but missing from the overflow table"),
         ))
     }
 }

@@ -25,6 +25,10 @@
 //!     ..  8*B  xxh3-64 of each block of value bytes, B = ceil(N / 2^K)
 //! ```
 
+use std::path::Path;
+
+use super::error::{FileError, FileKind};
+use super::mapped::{u32_le, u64_le};
 use crate::index::SectorKey;
 use crate::rules::Variant;
 
@@ -35,7 +39,7 @@ pub const FORMAT_VERSION: u32 = 2;
 /// Files of 64 KiB blocks (the first version-2 files) are read as well.
 pub const BLOCK_BITS: u32 = 12;
 const BLOCK_BITS_READ: std::ops::RangeInclusive<u32> = 12..=24;
-pub const BLOCK_CHECKSUM_LEN: usize = 8;
+pub use super::mapped::BLOCK_CHECKSUM_LEN;
 pub const HEADER_LEN: usize = 128;
 pub const ENCODING_BYTE_PLIES: u32 = 1;
 pub const OVERFLOW_ENTRY_LEN: usize = 12;
@@ -52,21 +56,6 @@ pub struct Header {
     pub variant: String,
     /// log2 of the values per checksummed block.
     pub block_bits: u32,
-}
-
-/// What is wrong with a file's bytes.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FormatError {
-    #[error("not a morris database file (bad magic)")]
-    Magic,
-    #[error("format version {0} is not supported (this program reads version {FORMAT_VERSION})")]
-    Version(u32),
-    #[error("file is truncated or has extra bytes: {found} bytes, the header implies {expected}")]
-    Length { found: u64, expected: u64 },
-    #[error("checksum mismatch: the file is corrupted")]
-    Checksum,
-    #[error("corrupted header: {0}")]
-    Header(&'static str),
 }
 
 impl Header {
@@ -105,46 +94,61 @@ impl Header {
         b
     }
 
-    /// Reads and checks a header; `file_len` is the length of the whole file.
+    /// Reads and checks the header of the file at `path` (for messages);
+    /// `file_len` is the length of the whole file.
     ///
     /// # Errors
-    /// Bad magic, version, encoding, or a length that does not match.
-    pub fn parse(bytes: &[u8], file_len: u64) -> Result<Header, FormatError> {
-        if bytes.len() < HEADER_LEN {
-            return Err(if bytes.len() >= 8 && &bytes[0..8] != MAGIC {
-                FormatError::Magic
-            } else {
-                FormatError::Length {
-                    found: file_len,
-                    expected: HEADER_LEN as u64,
-                }
+    /// Bad magic, version, header checksum, reserved bytes, encoding, or a
+    /// length that does not match.
+    pub fn parse(bytes: &[u8], file_len: u64, path: &Path) -> Result<Header, FileError> {
+        let corrupted = |what: &str| FileError::corrupted(path, format!("its header {what}"));
+        if bytes.len() >= 8 && &bytes[0..8] != MAGIC {
+            return Err(FileError::Magic {
+                path: path.to_path_buf(),
+                kind: FileKind::Sector,
             });
         }
-        if &bytes[0..8] != MAGIC {
-            return Err(FormatError::Magic);
+        if bytes.len() < HEADER_LEN {
+            return Err(FileError::Truncated {
+                path: path.to_path_buf(),
+                found: file_len,
+                expected: HEADER_LEN as u64,
+            });
         }
-        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
-        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        let u32_at = |o: usize| u32_le(bytes, o).expect("inside the header");
+        let u64_at = |o: usize| u64_le(bytes, o).expect("inside the header");
         let version = u32_at(8);
         if version != FORMAT_VERSION {
-            return Err(FormatError::Version(version));
+            return Err(FileError::Version {
+                path: path.to_path_buf(),
+                kind: FileKind::Sector,
+                found: version,
+                supported: FORMAT_VERSION,
+            });
         }
         if u64_at(104) != xxhash_rust::xxh3::xxh3_64(&bytes[..104]) {
-            return Err(FormatError::Header("header checksum mismatch"));
+            return Err(corrupted("fails its checksum"));
+        }
+        if bytes[92..96]
+            .iter()
+            .chain(&bytes[112..HEADER_LEN])
+            .any(|&b| b != 0)
+        {
+            return Err(corrupted("has reserved bytes that are not zero"));
         }
         if u32_at(12) as usize != HEADER_LEN {
-            return Err(FormatError::Header("header length"));
+            return Err(corrupted("gives another header length"));
         }
         if !BLOCK_BITS_READ.contains(&u32_at(88)) {
-            return Err(FormatError::Header("unknown block size"));
+            return Err(corrupted("gives an unknown block size"));
         }
         if u32_at(28) != ENCODING_BYTE_PLIES {
-            return Err(FormatError::Header("unknown value encoding"));
+            return Err(corrupted("gives an unknown value encoding"));
         }
         let name_bytes = &bytes[56..88];
         let end = name_bytes.iter().position(|&c| c == 0).unwrap_or(32);
         let variant = std::str::from_utf8(&name_bytes[..end])
-            .map_err(|_| FormatError::Header("variant name is not UTF-8"))?
+            .map_err(|_| corrupted("has a variant name that is not UTF-8"))?
             .to_string();
         let header = Header {
             fingerprint: u64_at(16),
@@ -158,9 +162,10 @@ impl Header {
         };
         let expected = header
             .file_len()
-            .ok_or(FormatError::Header("sizes overflow"))?;
-        if expected != file_len {
-            return Err(FormatError::Length {
+            .ok_or_else(|| corrupted("gives sizes that overflow"))?;
+        if expected != file_len || usize::try_from(file_len).is_err() {
+            return Err(FileError::Truncated {
+                path: path.to_path_buf(),
                 found: file_len,
                 expected,
             });
@@ -185,11 +190,11 @@ impl Header {
     }
 }
 
-/// Reads the overflow entry `i` of a table.
+/// Reads the overflow entry `i` of a table (which holds it).
 pub fn overflow_entry(table: &[u8], i: usize) -> (u64, u32) {
-    let e = &table[i * OVERFLOW_ENTRY_LEN..(i + 1) * OVERFLOW_ENTRY_LEN];
+    let at = i * OVERFLOW_ENTRY_LEN;
     (
-        u64::from_le_bytes(e[0..8].try_into().unwrap()),
-        u32::from_le_bytes(e[8..12].try_into().unwrap()),
+        u64_le(table, at).expect("entry in the table"),
+        u32_le(table, at + 8).expect("entry in the table"),
     )
 }

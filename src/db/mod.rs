@@ -1,12 +1,26 @@
-//! Database files: the value encoding, the file format, writing and mapping
-//! sector files, and the probing API over a folder of them.
+//! Database files and the answers read from them: the value encoding, the
+//! file formats (sector files, stored index files, both read through one
+//! checked map), the folder and its manifest, the errors of this layer, and
+//! the probing API over a folder.
 
+mod error;
 mod file;
+mod folder;
 mod format;
+mod index_file;
+mod mapped;
+mod probe;
+mod stats;
 mod tablebase;
 mod value;
 
-pub use file::{OpenError, SectorFile, file_name, write_sector};
-pub use format::{FormatError, HEADER_LEN, Header};
-pub use tablebase::{MANIFEST, ProbeError, Tablebase};
-pub use value::{DRAW_BYTE, ESCAPE_BYTE, Value};
+pub use error::{FileError, FileKind, JobSize, ProbeError};
+pub use file::{SectorFile, file_name, write_sector};
+pub(crate) use folder::remove_stale_temp_files;
+pub use folder::{MANIFEST, folder_variant, sector_files};
+pub use format::{HEADER_LEN, Header};
+pub use index_file::{StoredIndex, index_file_name, is_current_index, write_stored_index};
+pub use probe::{Answer, Line, LineEnd, MoveValue};
+pub use stats::SectorStats;
+pub use tablebase::Tablebase;
+pub use value::{DRAW_BYTE, ESCAPE_BYTE, Fold, Value};

@@ -1,84 +1,88 @@
 //! A database folder opened for probing: sector files mapped lazily, values
 //! looked up by position. `Send + Sync`, so one instance serves many threads.
+//! The answers built on values (moves with their values, lines of play) are
+//! in [`super::probe`].
 
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use super::file::{OpenError, SectorFile, file_name, read_ahead};
-use super::format::FormatError;
+use super::error::{FileError, JobSize, ProbeError};
+use super::file::{SectorFile, file_name};
+use super::folder::{folder_variant, has_sector_files, write_manifest};
+use super::format::Header;
+use super::index_file::{StoredIndex, first_checksum_at, index_file_name};
+use super::mapped::read_ahead;
 use super::value::Value;
-use crate::index::{SectorIndex, SectorKey, StoredIndex, first_checksum_at, index_file_name};
-use crate::rules::{Outcome, Position, Variant};
-
-/// Name of the file that records which variant a folder holds.
-pub const MANIFEST: &str = "morris-db.txt";
-
-/// Errors of opening and probing a database.
-#[derive(Debug, thiserror::Error)]
-pub enum ProbeError {
-    #[error(
-        "required sector {sector} is not in {dir}: build it with `morris solve --db {dir} --variant {variant} --sectors {sector}`"
-    )]
-    MissingSector {
-        sector: SectorKey,
-        dir: PathBuf,
-        variant: String,
-    },
-    #[error(
-        "{dir} holds a {found} database, not {wanted}: use another --db folder or --variant {found}"
-    )]
-    WrongVariant {
-        dir: PathBuf,
-        found: String,
-        wanted: String,
-    },
-    #[error("{path} is corrupted: {source}")]
-    Corrupted { path: PathBuf, source: FormatError },
-    #[error("{0}")]
-    Io(String),
-    #[error("not a position of play: {0}")]
-    IllegalPosition(String),
-    #[error("{0} is not a morris database folder (no {MANIFEST}); build one with `morris solve`")]
-    NotADatabase(PathBuf),
-}
+use crate::index::{SectorGraph, SectorIndex, SectorKey};
+use crate::rules::{Outcome, Position, PositionError, Variant};
 
 /// A database folder of one variant.
 pub struct Tablebase {
     dir: PathBuf,
     variant: &'static Variant,
-    /// Sectors mapped so far, with their indices.
-    files: RwLock<HashMap<SectorKey, Mapped>>,
+    /// Sectors mapped so far, with their indices: one cell per sector, so
+    /// that two threads never map or build the same one twice.
+    files: RwLock<HashMap<SectorKey, Arc<Slot>>>,
     /// Build each sector's index in memory even where it is stored.
     build_indices: bool,
     /// Reads are a few scattered bytes (probes): the system reads exactly
     /// the pages asked for instead of megabytes around each one.
     scattered: bool,
+    /// Told once per damaged stored index that the index is built instead.
+    warn: Option<Warn>,
+}
+
+/// What a [`Tablebase`] calls with a damaged stored index it works around.
+type Warn = Box<dyn Fn(&FileError) + Send + Sync>;
+
+/// One sector's cell: filled by the first thread that needs it.
+#[derive(Default)]
+struct Slot {
+    mapped: OnceLock<Mapped>,
+    opening: Mutex<()>,
 }
 
 type Mapped = (Arc<SectorFile>, Arc<ProbeIndex>);
 
 /// A sector's index for probing: its stored tables when the folder has them
-/// (a cold probe reads a few pages), else built in memory.
-enum ProbeIndex {
-    Stored(StoredIndex),
-    Built(Arc<SectorIndex>),
+/// (a cold probe reads a few pages), else built in memory. A stored index
+/// found damaged is replaced by the built one, with a warning.
+struct ProbeIndex {
+    stored: Option<StoredIndex>,
+    built: OnceLock<Arc<SectorIndex>>,
+    counts: (usize, usize),
+    board: &'static crate::Board,
 }
 
 impl ProbeIndex {
+    fn built(&self) -> &SectorIndex {
+        self.built
+            .get_or_init(|| SectorIndex::of(self.board, self.counts.0, self.counts.1))
+    }
+
     fn size(&self) -> u64 {
-        match self {
-            ProbeIndex::Stored(s) => s.size(),
-            ProbeIndex::Built(b) => b.size(),
+        match &self.stored {
+            Some(s) => s.size(),
+            None => self.built().size(),
         }
     }
 
-    fn index(&self, pos: &Position) -> Result<u64, FormatError> {
-        match self {
-            ProbeIndex::Stored(s) => s.index(pos.us(), pos.them()),
-            ProbeIndex::Built(b) => Ok(b.index(pos.us(), pos.them())),
+    fn index(&self, tablebase: &Tablebase, pos: &Position) -> u64 {
+        if let Some(stored) = &self.stored
+            && self.built.get().is_none()
+        {
+            match stored.index(pos.us(), pos.them()) {
+                Ok(i) => return i,
+                Err(e) => {
+                    if let Some(warn) = &tablebase.warn {
+                        warn(&e);
+                    }
+                }
+            }
         }
+        self.built().index(pos.us(), pos.them())
     }
 }
 
@@ -86,19 +90,37 @@ impl Tablebase {
     /// Opens an existing database folder built for `variant`.
     ///
     /// # Errors
-    /// A folder without a manifest, or built for other rules.
+    /// A folder without a manifest, with a damaged one, or built for other rules.
     pub fn open(dir: &Path, variant: &'static Variant) -> Result<Tablebase, ProbeError> {
-        let manifest = dir.join(MANIFEST);
-        let text = fs::read_to_string(&manifest)
-            .map_err(|_| ProbeError::NotADatabase(dir.to_path_buf()))?;
-        check_manifest(dir, &text, variant)?;
+        let found = folder_variant(dir)?.ok_or_else(|| ProbeError::NotADatabase {
+            dir: dir.to_path_buf(),
+        })?;
+        if found.fingerprint() != variant.fingerprint() {
+            return Err(ProbeError::WrongVariant {
+                dir: dir.to_path_buf(),
+                found: found.name.to_string(),
+                wanted: variant.name.to_string(),
+            });
+        }
         Ok(Tablebase {
             dir: dir.to_path_buf(),
             variant,
             files: RwLock::new(HashMap::new()),
             build_indices: false,
             scattered: true,
+            warn: None,
         })
+    }
+
+    /// Opens an existing database folder for the variant its manifest names.
+    ///
+    /// # Errors
+    /// As [`Tablebase::open`].
+    pub fn open_folder(dir: &Path) -> Result<Tablebase, ProbeError> {
+        let variant = folder_variant(dir)?.ok_or_else(|| ProbeError::NotADatabase {
+            dir: dir.to_path_buf(),
+        })?;
+        Tablebase::open(dir, variant)
     }
 
     /// Opens a database folder for writing, creating it and its manifest when
@@ -107,29 +129,14 @@ impl Tablebase {
     /// # Errors
     /// I/O errors, or a folder built for other rules.
     pub fn create(dir: &Path, variant: &'static Variant) -> Result<Tablebase, ProbeError> {
-        fs::create_dir_all(dir)
-            .map_err(|e| ProbeError::Io(format!("cannot create {}: {e}", dir.display())))?;
-        let manifest = dir.join(MANIFEST);
-        match fs::read_to_string(&manifest) {
-            Ok(text) => check_manifest(dir, &text, variant)?,
-            Err(_) => {
-                let has_files = fs::read_dir(dir)
-                    .map(|mut d| {
-                        d.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "mdb")))
-                    })
-                    .unwrap_or(false);
-                if has_files {
-                    return Err(ProbeError::NotADatabase(dir.to_path_buf()));
-                }
-                let text = format!(
-                    "variant {}\nfingerprint {:016x}\n",
-                    variant.name,
-                    variant.fingerprint()
-                );
-                fs::write(&manifest, text).map_err(|e| {
-                    ProbeError::Io(format!("cannot write {}: {e}", manifest.display()))
-                })?;
+        fs::create_dir_all(dir).map_err(FileError::write(dir))?;
+        if folder_variant(dir)?.is_none() {
+            if has_sector_files(dir) {
+                return Err(ProbeError::NotADatabase {
+                    dir: dir.to_path_buf(),
+                });
             }
+            write_manifest(dir, variant)?;
         }
         // The solver reads the blocks of its successors whole.
         Ok(Tablebase::open(dir, variant)?.reading_whole_files())
@@ -151,6 +158,13 @@ impl Tablebase {
         self
     }
 
+    /// Calls `warn` when a stored index turns out damaged and the index is
+    /// built in memory instead (the values stay right; `solve` rewrites it).
+    pub fn with_warnings(mut self, warn: impl Fn(&FileError) + Send + Sync + 'static) -> Tablebase {
+        self.warn = Some(Box::new(warn));
+        self
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -168,7 +182,8 @@ impl Tablebase {
         self.files
             .read()
             .unwrap_or_else(|e| e.into_inner())
-            .contains_key(&sector)
+            .get(&sector)
+            .is_some_and(|s| s.mapped.get().is_some())
             || self.path(sector).is_file()
     }
 
@@ -196,43 +211,107 @@ impl Tablebase {
         Ok(self.mapped(sector)?.0)
     }
 
+    /// How big a job building `sector` is: it and the sectors it needs that
+    /// the folder lacks.
+    pub fn job_size(&self, sector: SectorKey) -> JobSize {
+        let graph = SectorGraph::reachable(self.variant);
+        let missing: Vec<SectorKey> = graph
+            .units_for(&[sector])
+            .into_iter()
+            .flatten()
+            .filter(|s| !self.path(*s).is_file())
+            .collect();
+        let board = self.variant.board;
+        let size =
+            |s: &SectorKey| SectorIndex::count(board, s.us_board as usize, s.them_board as usize);
+        JobSize {
+            sectors: missing.len(),
+            positions: missing.iter().map(size).sum(),
+            bytes: missing
+                .iter()
+                .map(|s| {
+                    Header::new(self.variant, *s, size(s))
+                        .file_len()
+                        .unwrap_or(0)
+                })
+                .sum(),
+        }
+    }
+
+    fn missing(&self, sector: SectorKey) -> ProbeError {
+        ProbeError::MissingSector {
+            sector,
+            dir: self.dir.clone(),
+            variant: self.variant.name.to_string(),
+            job: self.job_size(sector),
+        }
+    }
+
+    /// A damaged file of `sector`, with what to do about it.
+    pub(crate) fn damaged(
+        &self,
+        sector: SectorKey,
+        position: Option<&Position>,
+        source: FileError,
+    ) -> ProbeError {
+        let remedy = format!(
+            "delete {} and run `morris solve --db {} --variant {} --sectors {sector}` to build it again",
+            source.path().display(),
+            self.dir.display(),
+            self.variant.name
+        );
+        ProbeError::Damaged {
+            sector,
+            position: position.map(|p| p.notation(self.variant.board)),
+            remedy,
+            source,
+        }
+    }
+
     /// The mapped file of a sector with its index.
     fn mapped(&self, sector: SectorKey) -> Result<Mapped, ProbeError> {
-        if let Some(m) = self
-            .files
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&sector)
-        {
+        let slot = {
+            let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+            match files.get(&sector) {
+                Some(slot) => match slot.mapped.get() {
+                    Some(m) => return Ok(m.clone()),
+                    None => slot.clone(),
+                },
+                None => {
+                    drop(files);
+                    self.files
+                        .write()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .entry(sector)
+                        .or_default()
+                        .clone()
+                }
+            }
+        };
+        let _opening = slot.opening.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = slot.mapped.get() {
             return Ok(m.clone());
         }
+        let mapped = self.map_sector(sector)?;
+        Ok(slot.mapped.get_or_init(|| mapped).clone())
+    }
+
+    fn map_sector(&self, sector: SectorKey) -> Result<Mapped, ProbeError> {
         let path = self.path(sector);
         if !path.is_file() {
-            return Err(ProbeError::MissingSector {
-                sector,
-                dir: self.dir.clone(),
-                variant: self.variant.name.to_string(),
-            });
+            return Err(self.missing(sector));
         }
+        let (us, them) = (sector.us_board, sector.them_board);
+        let index_path = self.dir.join(index_file_name(us, them));
         if self.scattered {
             // The first pages of the sector file and of its stored index, and
             // the checksum of the index's first block, read together.
-            let index_path = self
-                .dir
-                .join(index_file_name(sector.us_board, sector.them_board));
             read_ahead(&path, &[(0, 4096)]);
             let len = fs::metadata(&index_path).map_or(0, |m| m.len());
             read_ahead(&index_path, &[(0, 4096), (first_checksum_at(len), 8)]);
         }
-        let file = SectorFile::open_with(&path, self.scattered).map_err(|e| match e {
-            OpenError::Io { source, .. } => {
-                ProbeError::Io(format!("cannot read {}: {source}", path.display()))
-            }
-            OpenError::Format { source, .. } => ProbeError::Corrupted {
-                path: path.clone(),
-                source,
-            },
-        })?;
+        let file = SectorFile::open(&path, self.scattered)
+            .map_err(|source| self.damaged(sector, None, source))?;
         let h = &file.header;
         if h.fingerprint != self.variant.fingerprint() {
             return Err(ProbeError::WrongVariant {
@@ -242,74 +321,88 @@ impl Tablebase {
             });
         }
         let stored = if self.build_indices {
-            Ok(None)
+            None
         } else {
-            StoredIndex::open_with(
-                &self.dir,
-                self.variant,
-                sector.us_board,
-                sector.them_board,
-                self.scattered,
-            )
+            match StoredIndex::open(&self.dir, self.variant, us, them, self.scattered) {
+                Ok(stored) => stored,
+                Err(e) => {
+                    // The index can be built from nothing: the values stay right.
+                    if let Some(warn) = &self.warn {
+                        warn(&e);
+                    }
+                    None
+                }
+            }
         };
-        let index = match stored {
-            Ok(Some(stored)) => ProbeIndex::Stored(stored),
-            Ok(None) => ProbeIndex::Built(SectorIndex::of(
-                self.variant.board,
-                sector.us_board as usize,
-                sector.them_board as usize,
-            )),
-            Err((path, source)) => return Err(ProbeError::Corrupted { path, source }),
+        let index = ProbeIndex {
+            stored,
+            built: OnceLock::new(),
+            counts: (us as usize, them as usize),
+            board: self.variant.board,
         };
         if h.sector != sector || h.positions != index.size() {
-            return Err(ProbeError::Corrupted {
-                path,
-                source: FormatError::Header("sector or size does not match its name"),
-            });
+            let what = "its header names another sector or size than its file name";
+            return Err(self.damaged(sector, None, FileError::corrupted(&path, what)));
         }
-        let mapped = (Arc::new(file), Arc::new(index));
-        self.files
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(sector, mapped.clone());
-        Ok(mapped)
+        Ok((Arc::new(file), Arc::new(index)))
     }
 
-    /// Checks a sector file's checksum over its whole body.
+    /// Checks a sector file whole: its checksum and every block.
     ///
     /// # Errors
-    /// A missing, foreign or damaged file.
+    /// A missing, foreign or damaged file, naming the damaged file.
     pub fn verify_checksum(&self, sector: SectorKey) -> Result<(), ProbeError> {
-        self.sector(sector)?
-            .verify_checksum()
-            .map_err(|source| ProbeError::Corrupted {
-                path: self.path(sector),
-                source,
-            })
+        let (file, _) = self.mapped(sector)?;
+        file.verify_checksum()
+            .map_err(|source| self.damaged(sector, None, source))
     }
 
-    /// The value of any position of the variant, from the side to move.
+    /// Checks the stored index a sector is probed through, when the folder
+    /// has one, whole.
     ///
     /// # Errors
-    /// An illegal position, or a missing or damaged sector file.
+    /// A damaged index file, named, with what to do about it.
+    pub fn verify_index(&self, sector: SectorKey) -> Result<(), ProbeError> {
+        let (us, them) = (sector.us_board, sector.them_board);
+        let checked = StoredIndex::open(&self.dir, self.variant, us, them, false)
+            .and_then(|stored| stored.map_or(Ok(()), |s| s.verify_checksum()));
+        checked.map_err(|source| ProbeError::Damaged {
+            sector,
+            position: None,
+            remedy: format!(
+                "delete {} and run `morris solve --db {}` over the folder again to rewrite it (probes build the index in memory meanwhile)",
+                source.path().display(),
+                self.dir.display()
+            ),
+            source,
+        })
+    }
+
+    /// The value of any position of play of the variant, from the side to move.
+    ///
+    /// # Errors
+    /// A position that is not one of play, or a missing or damaged sector file.
     pub fn value(&self, pos: &Position) -> Result<Value, ProbeError> {
+        self.variant.check_position(pos)?;
+        self.value_of_checked(pos)
+    }
+
+    /// [`Tablebase::value`] of a position known to be one of play (a child
+    /// generated from one).
+    pub(crate) fn value_of_checked(&self, pos: &Position) -> Result<Value, ProbeError> {
         match self.variant.static_outcome(pos) {
             Some(Outcome::Lost) => return Ok(Value::Loss(0)),
             Some(Outcome::Drawn) => return Ok(Value::Draw),
             Some(Outcome::Won) => {
-                return Err(ProbeError::IllegalPosition(
-                    "the side not to move has fewer than 3 men: the game is already over".into(),
-                ));
+                let waiting = pos.to_move.other();
+                return Err(ProbeError::InvalidPosition(PositionError::GameOver {
+                    color: waiting.name(),
+                    total: pos.total(waiting),
+                }));
             }
             None => {}
         }
         let sector = SectorKey::of(pos);
-        if !sector.is_valid(self.variant) {
-            return Err(ProbeError::IllegalPosition(format!(
-                "{} men do not fit the {} rules",
-                sector, self.variant.name
-            )));
-        }
         let (file, index) = match self.mapped(sector) {
             Ok(m) => m,
             Err(e @ ProbeError::MissingSector { .. }) => {
@@ -321,32 +414,7 @@ impl Tablebase {
             }
             Err(e) => return Err(e),
         };
-        let corrupted = |source| ProbeError::Corrupted {
-            path: self.path(sector),
-            source,
-        };
-        file.value(index.index(pos).map_err(corrupted)?)
-            .map_err(corrupted)
+        file.value(index.index(self, pos))
+            .map_err(|source| self.damaged(sector, Some(pos), source))
     }
-}
-
-fn check_manifest(dir: &Path, text: &str, variant: &Variant) -> Result<(), ProbeError> {
-    let field = |name: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string()))
-            .unwrap_or_default()
-    };
-    let found = field("variant ");
-    if field("fingerprint ") != format!("{:016x}", variant.fingerprint()) {
-        return Err(ProbeError::WrongVariant {
-            dir: dir.to_path_buf(),
-            found: if found.is_empty() {
-                "another".into()
-            } else {
-                found
-            },
-            wanted: variant.name.to_string(),
-        });
-    }
-    Ok(())
 }

@@ -20,15 +20,11 @@ impl Value {
     /// The value of a position whose every child has been valued, from the
     /// children's values (each from its own side to move).
     pub fn from_children(children: impl IntoIterator<Item = Value>) -> Value {
-        let mut best: Option<Value> = None;
+        let mut fold = Fold::new();
         for child in children {
-            let mine = child.from_parent();
-            best = Some(match best {
-                None => mine,
-                Some(b) => b.max_for_mover(mine),
-            });
+            fold.add(child);
         }
-        best.unwrap_or(Value::Loss(0))
+        fold.value()
     }
 
     /// This value (of a child) seen from the side that moved into it.
@@ -101,6 +97,74 @@ impl Value {
             DRAW_BYTE => Some(Value::Draw),
             ESCAPE_BYTE => None,
             n => Some(Value::from_plies(n as u16)),
+        }
+    }
+}
+
+/// The best value for the mover among the children seen so far: the one
+/// fold of Win/Loss/Draw over children that the solvers and the checks use.
+/// With no child at all the mover is blocked: a loss in 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fold {
+    /// Shortest win for the mover, `u16::MAX` for none.
+    win: u16,
+    draw: bool,
+    /// Longest loss for the mover.
+    loss: u16,
+}
+
+impl Default for Fold {
+    fn default() -> Fold {
+        Fold::new()
+    }
+}
+
+impl Fold {
+    pub const fn new() -> Fold {
+        Fold {
+            win: u16::MAX,
+            draw: false,
+            loss: 0,
+        }
+    }
+
+    /// Adds a child's value, for the child's own side to move.
+    #[inline]
+    pub fn add(&mut self, child: Value) {
+        self.add_for_mover(child.from_parent());
+    }
+
+    /// Adds a move's value already seen from the mover's side.
+    #[inline]
+    pub fn add_for_mover(&mut self, mine: Value) {
+        match mine {
+            Value::Win(n) => self.win = self.win.min(n),
+            Value::Loss(n) => self.loss = self.loss.max(n),
+            Value::Draw => self.draw = true,
+        }
+    }
+
+    /// The shortest win seen, if any.
+    pub fn shortest_win(&self) -> Option<u16> {
+        (self.win != u16::MAX).then_some(self.win)
+    }
+
+    /// Whether a draw was seen.
+    pub fn has_draw(&self) -> bool {
+        self.draw
+    }
+
+    /// The longest loss seen (0 when none).
+    pub fn longest_loss(&self) -> u16 {
+        self.loss
+    }
+
+    /// The mover's value: its fastest win, else a draw, else its longest loss.
+    pub fn value(&self) -> Value {
+        match self.shortest_win() {
+            Some(n) => Value::Win(n),
+            None if self.draw => Value::Draw,
+            None => Value::Loss(self.loss),
         }
     }
 }

@@ -652,51 +652,25 @@ impl SectorIndex {
         self.index(pos.us(), pos.them())
     }
 
-    /// The tables a [`super::StoredIndex`] maps, little-endian: a guide of
-    /// `guide` representatives (that of class `i * C / guide` for each `i`),
-    /// every class's representative, then per class its first index and first
-    /// rank block (`u32::MAX` for a class without symmetry) in 16 bytes, then
-    /// every symmetric class's rank blocks (bits, then count before).
-    pub fn write_tables(&self, out: &mut impl std::io::Write, guide: usize) -> std::io::Result<()> {
-        let reps = &self.sets.representatives;
-        for i in 0..guide {
-            out.write_all(&reps[i * reps.len() / guide].0.to_le_bytes())?;
-        }
-        for rep in reps {
-            out.write_all(&rep.0.to_le_bytes())?;
-        }
-        let mut first = 0u32;
-        for (offset, table) in self.offsets.iter().zip(&self.symmetric) {
-            let start = match table {
-                Some(t) => {
-                    let start = first;
-                    first += t.blocks.len() as u32;
-                    start
-                }
-                None => u32::MAX,
-            };
-            out.write_all(&offset.to_le_bytes())?;
-            out.write_all(&start.to_le_bytes())?;
-            out.write_all(&0u32.to_le_bytes())?;
-        }
-        for table in self.symmetric.iter().flatten() {
-            for block in table.blocks.iter() {
-                out.write_all(&block.bits.to_le_bytes())?;
-                out.write_all(&block.before.to_le_bytes())?;
-            }
-        }
-        Ok(())
+    /// Every class's representative (the least image of the side to move's
+    /// men), ascending: what a stored index searches.
+    pub(crate) fn representatives(&self) -> &[Bitboard] {
+        &self.sets.representatives
     }
 
-    /// Number of `us` classes and of rank blocks, as [`SectorIndex::write_tables`] writes them.
-    pub fn table_counts(&self) -> (u64, u64) {
-        let blocks = self
-            .symmetric
+    /// Per class: its first index, and for a symmetric class the canonical
+    /// ranks of the other side's men as `(bits, canonical ranks before)` per
+    /// 64 ranks.
+    pub(crate) fn class_tables(&self) -> impl Iterator<Item = (u64, Option<Vec<(u64, u64)>>)> + '_ {
+        self.offsets
             .iter()
-            .flatten()
-            .map(|t| t.blocks.len() as u64)
-            .sum();
-        (self.sets.representatives.len() as u64, blocks)
+            .zip(&self.symmetric)
+            .map(|(&offset, table)| {
+                let blocks = table
+                    .as_ref()
+                    .map(|t| t.blocks.iter().map(|b| (b.bits, b.before)).collect());
+                (offset, blocks)
+            })
     }
 
     /// The `us` class holding `index` (which is below the size).

@@ -3,6 +3,7 @@
 
 mod bitboard;
 mod board;
+mod check;
 mod moves;
 mod notation;
 mod position;
@@ -12,6 +13,7 @@ mod variant;
 
 pub use bitboard::{Bitboard, Point, Points};
 pub use board::Board;
+pub use check::PositionError;
 pub use moves::{Move, MoveParseError, Outcome};
 pub use notation::PositionParseError;
 pub use position::{Color, Position};

@@ -3,6 +3,7 @@
 
 use super::bitboard::Bitboard;
 use super::board::Board;
+use super::check::PositionError;
 use super::position::{Color, Position};
 use super::variant::Variant;
 
@@ -42,16 +43,10 @@ pub enum PositionParseError {
         found: String,
         men: u8,
     },
-    #[error(
-        "{color} has {on_board} men on the board and {in_hand} in hand: more than the {men} men of {variant}"
-    )]
-    TooManyMen {
-        color: &'static str,
-        on_board: u32,
-        in_hand: u8,
-        men: u8,
-        variant: String,
-    },
+    /// Read, but not a position of play (the message includes why, so the
+    /// check's error is not also its source).
+    #[error("not a position of play: {0}")]
+    Invalid(PositionError),
     #[error("Sanmill FEN: {0}")]
     Fen(String),
 }
@@ -194,19 +189,10 @@ impl Variant {
         self.checked(Position { men, hand, to_move })
     }
 
-    /// Rejects a position with more men than the variant has.
+    /// Rejects what is not a position of play (see [`Variant::check_position`]).
     fn checked(&self, pos: Position) -> Result<Position, PositionParseError> {
-        for color in [Color::White, Color::Black] {
-            if pos.total(color) > self.men as u32 {
-                return Err(PositionParseError::TooManyMen {
-                    color: color.name(),
-                    on_board: pos.men[color as usize].count(),
-                    in_hand: pos.hand[color as usize],
-                    men: self.men,
-                    variant: self.name.to_string(),
-                });
-            }
-        }
+        self.check_position(&pos)
+            .map_err(PositionParseError::Invalid)?;
         Ok(pos)
     }
 

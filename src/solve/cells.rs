@@ -4,13 +4,66 @@
 //! hundreds of megabytes; with 4 KiB pages nearly every one of them also
 //! missed the address translation cache.
 //!
-//! What a cell's bits mean is the solver's business (see `retrograde.rs`);
-//! this type only packs them. A cell is changed with a compare-and-swap of its
-//! word, so threads may change neighbouring cells at the same time.
+//! A cell is changed with a compare-and-swap of its word, so threads may
+//! change neighbouring cells at the same time. The codes of a resolved cell
+//! (a distance, or a draw) are here, with [`SolvedSector`] that decodes them;
+//! what an unresolved cell's bits mean is the retrograde pass's business
+//! (see `retrograde.rs`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::{MmapMut, MmapOptions};
+
+use super::error::SolveError;
+use crate::db::Value;
+use crate::index::SectorKey;
+
+/// A resolved cell: this bit set, the low 11 bits its distance in plies or `DRAW`.
+pub const RESOLVED: u16 = 0x800;
+/// The distance of a resolved cell.
+pub const DISTANCE: u16 = 0x7ff;
+/// The distance code of a draw.
+pub const DRAW: u16 = DISTANCE;
+
+/// The value of a resolved cell.
+pub fn decode(cell: u16) -> Value {
+    debug_assert!(cell & RESOLVED != 0);
+    match cell & !RESOLVED {
+        DRAW => Value::Draw,
+        n => Value::from_plies(n),
+    }
+}
+
+/// One solved sector: its values, one resolved cell per index.
+pub struct SolvedSector {
+    pub sector: SectorKey,
+    cells: Cells,
+}
+
+impl SolvedSector {
+    /// A sector's resolved cells (`RESOLVED` with a distance or `DRAW`).
+    pub(super) fn new(sector: SectorKey, cells: Cells) -> SolvedSector {
+        SolvedSector { sector, cells }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.cells.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The value at `index`.
+    pub fn value(&self, index: u64) -> Value {
+        decode(self.cells.get(index))
+    }
+
+    /// The cells, while the sector is solved.
+    pub(super) fn cells(&self) -> &Cells {
+        &self.cells
+    }
+}
 
 /// Bits per cell.
 pub const CELL_BITS: u32 = 12;
@@ -26,16 +79,24 @@ pub struct Cells {
 }
 
 impl Cells {
-    /// `len` cells, all zero.
+    /// The cells of `sector`, `len` of them, all zero.
     ///
     /// # Errors
     /// When the system refuses the memory.
-    pub fn zeroed(len: u64) -> std::io::Result<Cells> {
-        let words = usize::try_from(len.div_ceil(CELLS_PER_WORD)).map_err(std::io::Error::other)?;
+    pub fn zeroed(sector: SectorKey, len: u64) -> Result<Cells, SolveError> {
+        let bytes = len.div_ceil(CELLS_PER_WORD) * size_of::<AtomicU64>() as u64;
+        let out_of_memory = |source| SolveError::OutOfMemory {
+            sector,
+            bytes,
+            source,
+        };
+        let bytes_usize =
+            usize::try_from(bytes).map_err(|e| out_of_memory(std::io::Error::other(e)))?;
         // An anonymous map is zeroed, and a zero `AtomicU64` is zero bytes.
         let map = MmapOptions::new()
-            .len((words * size_of::<AtomicU64>()).max(1))
-            .map_anon()?;
+            .len(bytes_usize.max(1))
+            .map_anon()
+            .map_err(out_of_memory)?;
         #[cfg(target_os = "linux")]
         {
             // Only advice: without huge pages the solver is slower, not wrong.
@@ -147,7 +208,7 @@ mod tests {
     #[test]
     fn cells_pack_without_touching_neighbours() {
         let initial = |i: u64| (i as u16 * 311) & 0xfff;
-        let cells = Cells::zeroed(13).unwrap();
+        let cells = Cells::zeroed(SectorKey::movement(3, 3), 13).unwrap();
         for i in 0..13 {
             cells.set_zero_cell(i, initial(i));
         }

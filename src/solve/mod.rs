@@ -1,10 +1,18 @@
 //! The solver: units of sectors in the order of the sector graph, each
-//! solved by retrograde analysis into database files.
+//! solved into database files: placement sectors in one pass over their
+//! finished successors, units with moves inside them by retrograde analysis.
 
 mod cells;
+mod error;
+mod exits;
+mod initial;
+mod lock;
 mod placement;
 mod retrograde;
 mod run;
+mod wake;
 
-pub use retrograde::{SolvedSector, UnitEvent, solve_unit};
+pub use cells::SolvedSector;
+pub use error::SolveError;
+pub use retrograde::{UnitEvent, solve_unit};
 pub use run::{Selection, SolveEvent, SolveOptions, SolveSummary, solve};

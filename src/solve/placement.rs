@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::cells::Cells;
-use super::retrograde::{DRAW, RESOLVED, SolvedSector, UnitEvent};
-use crate::db::{FormatError, ProbeError, SectorFile, Tablebase, Value};
+use super::cells::{Cells, DRAW, RESOLVED, SolvedSector};
+use super::error::SolveError;
+use crate::db::{FileError, Fold, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsBlock, UsClass, binomial, for_each_subset};
 use crate::rules::{Bitboard, Variant};
 
@@ -59,64 +59,31 @@ impl Children {
     }
 }
 
-/// The best value for the mover among the children seen so far.
-struct Best {
-    /// Shortest win, `u16::MAX` for none.
-    win: u16,
-    draw: bool,
-    /// Longest loss (0 with no child at all: blocked).
-    loss: u16,
-}
-
-impl Best {
-    fn new() -> Best {
-        Best {
-            win: u16::MAX,
-            draw: false,
-            loss: 0,
-        }
+/// The cell of a position whose children have all been folded.
+fn resolved_cell(best: &Fold) -> Result<u16, GroupError> {
+    let plies = match best.value() {
+        Value::Draw => return Ok(RESOLVED | DRAW),
+        Value::Win(n) | Value::Loss(n) => n,
+    };
+    if plies >= DRAW {
+        return Err(GroupError::TooLong(plies));
     }
-
-    /// Adds a child's value (for its own side to move).
-    #[inline]
-    fn add(&mut self, child: Value) {
-        match child {
-            Value::Loss(n) => self.win = self.win.min(n + 1),
-            Value::Win(n) => self.loss = self.loss.max(n + 1),
-            Value::Draw => self.draw = true,
-        }
-    }
-
-    fn cell(&self) -> Result<u16, GroupError> {
-        let plies = if self.win != u16::MAX {
-            self.win
-        } else if self.draw {
-            return Ok(RESOLVED | DRAW);
-        } else {
-            self.loss
-        };
-        if plies >= DRAW {
-            return Err(GroupError::TooLong(plies));
-        }
-        Ok(RESOLVED | plies)
-    }
+    Ok(RESOLVED | plies)
 }
 
 /// Solves a sector for which [`is_placement_unit`] holds.
 ///
 /// # Errors
-/// A missing or damaged successor file.
+/// A missing or damaged successor file, or no memory for the cells.
 pub fn solve_placement(
     variant: &'static Variant,
     sector: SectorKey,
     tablebase: &Tablebase,
-    on_event: &(dyn Fn(UnitEvent) + Sync),
-) -> Result<SolvedSector, ProbeError> {
+) -> Result<SolvedSector, SolveError> {
     let board = variant.board;
     let (us_board, them_board) = (sector.us_board as usize, sector.them_board as usize);
     let index = SectorIndex::of(board, us_board, them_board);
-    let cells = Cells::zeroed(index.size())
-        .map_err(|e| ProbeError::Io(format!("no memory for the cells of {sector}: {e}")))?;
+    let cells = Cells::zeroed(sector, index.size())?;
     let classes = index.representative_classes();
     let child_key = |them_left: u8| {
         SectorKey::new(
@@ -131,9 +98,16 @@ pub fn solve_placement(
         0 => Children::Lost, // nothing to remove: never used
         n => Children::new(tablebase, variant, child_key(n - 1)),
     };
-    let unavailable = |key: SectorKey| match tablebase.sector(key) {
-        Err(e) => e,
-        Ok(_) => ProbeError::Io(format!("sector {key} became available during the solve")),
+    let unavailable = |needed: SectorKey| match tablebase.sector(needed) {
+        Err(source) => SolveError::MissingDependency {
+            sector,
+            needed,
+            source,
+        },
+        Ok(_) => SolveError::Inconsistent {
+            position: format!("a position of {sector}"),
+            what: format!("sector {needed} became available during the solve"),
+        },
     };
 
     let groups = binomial(board.len(), them_board);
@@ -146,24 +120,18 @@ pub fn solve_placement(
             let mut previous: Option<Group> = None;
             let mut solve = |group: Group| {
                 if result.is_ok() {
-                    result = solve_group(
-                        variant,
-                        &index,
-                        &classes,
-                        &group,
-                        (&quiet, &taking),
-                        &cells,
-                    )
-                    .map_err(|e| match e {
-                        GroupError::Corrupted(key, source) => ProbeError::Corrupted {
-                            path: tablebase.path(key),
-                            source,
-                        },
-                        GroupError::Unavailable(key) => unavailable(key),
-                        GroupError::TooLong(plies) => ProbeError::Io(format!(
-                            "a distance of {plies} plies in {sector} exceeds the solver's cell"
-                        )),
-                    });
+                    result =
+                        solve_group(variant, &index, &classes, &group, (&quiet, &taking), &cells)
+                            .map_err(|e| match e {
+                                GroupError::Corrupted(key, source) => {
+                                    tablebase.damaged(key, None, source).into()
+                                }
+                                GroupError::Unavailable(key) => unavailable(key),
+                                GroupError::TooLong(plies) => SolveError::CellOverflow {
+                                    position: format!("a position of {sector}"),
+                                    what: format!("a distance of {plies} plies"),
+                                },
+                            });
                 }
             };
             let ranks = item * GROUPS_PER_ITEM..(item + 1) * GROUPS_PER_ITEM;
@@ -178,14 +146,11 @@ pub fn solve_placement(
             }
             result
         })?;
-    on_event(UnitEvent::Initialised {
-        positions: index.size(),
-    });
     Ok(SolvedSector::new(sector, cells))
 }
 
 enum GroupError {
-    Corrupted(SectorKey, FormatError),
+    Corrupted(SectorKey, FileError),
     Unavailable(SectorKey),
     TooLong(u16),
 }
@@ -274,7 +239,7 @@ fn solve_group(
         }
         let quiet_base = group.quiet.as_ref().map(|b| (b, base(quiet, b, us)));
         let mut taking_ready = false;
-        let mut best = Best::new();
+        let mut best = Fold::new();
         for to in board.all() & !(us | them) {
             let after = us.with(to);
             if !group.removable.is_empty() && board.closes_mill(after, to) {
@@ -295,11 +260,11 @@ fn solve_group(
             } else {
                 best.add(read(quiet, quiet_base, after, to)?);
             }
-            if best.win == 1 {
+            if best.shortest_win() == Some(1) {
                 break; // nothing beats winning at once
             }
         }
-        cells.set_zero_cell(index.index_in(class, them), best.cell()?);
+        cells.set_zero_cell(index.index_in(class, them), resolved_cell(&best)?);
     }
     Ok(())
 }

@@ -4,12 +4,18 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::retrograde::{SolvedSector, UnitEvent, solve_unit};
-use crate::db::{ESCAPE_BYTE, Header, ProbeError, Tablebase, write_sector};
-use crate::index::{
-    SectorGraph, SectorIndex, SectorKey, index_file_name, is_current_index, write_stored_index,
+use super::cells::SolvedSector;
+use super::error::SolveError;
+use super::lock::UnitLock;
+use super::placement::{is_placement_unit, solve_placement};
+use super::retrograde::{UnitEvent, solve_unit};
+use crate::db::{
+    ESCAPE_BYTE, Header, StoredIndex, Tablebase, file_name, index_file_name, is_current_index,
+    remove_stale_temp_files, write_sector, write_stored_index,
 };
+use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::Variant;
+use crate::system::{anonymous_memory, release_free_memory};
 
 /// Which sectors to solve (their dependencies always come too).
 #[derive(Clone, Debug)]
@@ -53,6 +59,14 @@ pub enum SolveEvent<'a> {
     Skipped {
         sectors: &'a [SectorKey],
     },
+    /// Another process holds the unit's lock: this one waits for it.
+    Waiting {
+        sectors: &'a [SectorKey],
+    },
+    /// A stored index failed its check and was written again.
+    IndexRewritten {
+        sector: SectorKey,
+    },
 }
 
 /// Figures of a finished solve.
@@ -72,16 +86,19 @@ pub struct SolveSummary {
 
 /// Solves the selected sectors and their dependencies into `options.db`,
 /// skipping sectors whose files exist. An interruption loses at most the
-/// unit in progress.
+/// unit in progress. Several processes may solve into one folder at once:
+/// each unit is solved under a lock, by one of them.
 ///
 /// # Errors
-/// A folder of another variant, a damaged existing file, or I/O errors.
+/// A folder of another variant, a sector that is not reachable, a damaged
+/// existing file, or what solving a unit runs into.
 pub fn solve(
     options: &SolveOptions,
     on_event: &(dyn Fn(SolveEvent) + Sync),
-) -> Result<SolveSummary, ProbeError> {
+) -> Result<SolveSummary, SolveError> {
     let variant = options.variant;
     let tablebase = Tablebase::create(&options.db, variant)?;
+    remove_stale_temp_files(&options.db, &[]);
     let graph = SectorGraph::reachable(variant);
     let targets: Vec<SectorKey> = match &options.selection {
         Selection::All => graph.sectors().collect(),
@@ -90,13 +107,11 @@ pub fn solve(
             .filter(|s| s.is_movement() && s.men_on_board() <= *n)
             .collect(),
         Selection::Sectors(list) => {
-            for s in list {
-                if !graph.contains(*s) {
-                    return Err(ProbeError::IllegalPosition(format!(
-                        "sector {s} is not reachable in {}; `morris sectors --variant {}` lists them",
-                        variant.name, variant.name
-                    )));
-                }
+            if let Some(&sector) = list.iter().find(|s| !graph.contains(**s)) {
+                return Err(SolveError::UnreachableSector {
+                    sector,
+                    variant: variant.name.to_string(),
+                });
             }
             list.clone()
         }
@@ -122,16 +137,30 @@ pub fn solve(
     let started = Instant::now();
     let mut summary = SolveSummary::default();
     for unit in &units {
-        if is_done(unit) {
+        let lock = if is_done(unit) {
+            None
+        } else {
+            let lock = UnitLock::acquire(&options.db, &unit[0].to_string(), || {
+                on_event(SolveEvent::Waiting { sectors: unit })
+            })?;
+            // Another process may have solved it while this one waited.
+            (!is_done(unit)).then_some(lock)
+        };
+        let Some(_lock) = lock else {
             for &s in unit {
                 // A finished file is never rewritten, but a damaged one is reported.
                 tablebase.verify_checksum(s)?;
-                // Folders from before stored indices get them now.
-                store_index(&tablebase, variant, s)?;
+                // Folders from before stored indices get them now, and a
+                // damaged one is written again.
+                if store_index(&tablebase, s)? {
+                    on_event(SolveEvent::IndexRewritten { sector: s });
+                }
             }
             on_event(SolveEvent::Skipped { sectors: unit });
             continue;
-        }
+        };
+        let stems: Vec<String> = unit.iter().map(|s| file_name(*s)).collect();
+        remove_stale_temp_files(&options.db, &stems);
         let positions: u64 = unit.iter().map(size).sum();
         release_free_memory();
         on_event(SolveEvent::UnitStarted {
@@ -139,7 +168,7 @@ pub fn solve(
             positions,
         });
         let unit_start = Instant::now();
-        let solved = solve_unit(variant, unit, &tablebase, &|e| {
+        let solved = solve_one_unit(variant, unit, &tablebase, &|e| {
             on_event(SolveEvent::Unit(e))
         })?;
         for sector in &solved {
@@ -175,42 +204,31 @@ pub fn solve(
     Ok(summary)
 }
 
-/// Gives the heap's free memory back to the system. The C allocator keeps
-/// what a long solve freed (indices built while skipping finished units,
-/// the last unit's tables) and reported it as ours: about 300 MiB after a
-/// few hundred units.
-fn release_free_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        unsafe extern "C" {
-            // glibc: returns free memory at the top of the heap and in its
-            // free lists to the system; no other effect.
-            safe fn malloc_trim(pad: usize) -> i32;
+/// Solves one unit: a placement sector in one pass, anything with moves
+/// inside it by retrograde analysis.
+fn solve_one_unit(
+    variant: &'static Variant,
+    unit: &[SectorKey],
+    tablebase: &Tablebase,
+    on_event: &(dyn Fn(UnitEvent) + Sync),
+) -> Result<Vec<SolvedSector>, SolveError> {
+    match unit {
+        [sector] if is_placement_unit(variant, unit) => {
+            let solved = solve_placement(variant, *sector, tablebase)?;
+            on_event(UnitEvent::Initialised {
+                positions: solved.len(),
+            });
+            Ok(vec![solved])
         }
-        malloc_trim(0);
+        _ => solve_unit(variant, unit, tablebase, on_event),
     }
-}
-
-/// Resident anonymous memory of this process (Linux: `RssAnon`), which
-/// leaves out the mapped database files.
-pub fn anonymous_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("RssAnon:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }
 
 fn write(
     tablebase: &Tablebase,
     variant: &Variant,
     sector: &SolvedSector,
-) -> Result<(), ProbeError> {
-    let io = |e: std::io::Error| {
-        ProbeError::Io(format!(
-            "cannot write {}: {e}",
-            tablebase.path(sector.sector).display()
-        ))
-    };
+) -> Result<(), SolveError> {
     let positions = sector.len();
     // Distances too long for a byte go to the overflow table (rare).
     let overflow: Vec<(u64, u32)> = (0..positions)
@@ -236,27 +254,32 @@ fn write(
             Ok(())
         },
         &overflow,
-    )
-    .map_err(io)?;
+    )?;
     tablebase.forget(sector.sector);
-    store_index(tablebase, variant, sector.sector)
+    store_index(tablebase, sector.sector)?;
+    Ok(())
 }
 
-/// Writes the stored index of a sector's board counts, for fast cold probes.
-fn store_index(
-    tablebase: &Tablebase,
-    variant: &Variant,
-    sector: SectorKey,
-) -> Result<(), ProbeError> {
+/// Writes the stored index of a sector's board counts, for fast cold
+/// probes, unless a current one that passes its checks is there; returns
+/// whether one that failed them was written again.
+fn store_index(tablebase: &Tablebase, sector: SectorKey) -> Result<bool, SolveError> {
+    let variant = tablebase.variant();
     let (us, them) = (sector.us_board, sector.them_board);
-    if is_current_index(&tablebase.dir().join(index_file_name(us, them))) {
-        return Ok(());
+    let path = tablebase.dir().join(index_file_name(us, them));
+    let damaged = if is_current_index(&path) {
+        let stored = StoredIndex::open(tablebase.dir(), variant, us, them, false);
+        match stored.map(|s| s.map(|s| s.verify_checksum())) {
+            Ok(Some(Ok(()))) => return Ok(false),
+            _ => true,
+        }
+    } else {
+        path.exists()
+    };
+    if damaged {
+        std::fs::remove_file(&path).map_err(crate::db::FileError::write(&path))?;
     }
     let index = SectorIndex::of(variant.board, us as usize, them as usize);
-    write_stored_index(tablebase.dir(), variant, &index).map_err(|e| {
-        ProbeError::Io(format!(
-            "cannot write {}: {e}",
-            tablebase.dir().join(index_file_name(us, them)).display()
-        ))
-    })
+    write_stored_index(tablebase.dir(), variant, &index)?;
+    Ok(damaged)
 }

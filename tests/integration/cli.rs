@@ -231,7 +231,7 @@ fn probe_errors_have_messages_and_exit_codes() {
     };
     // Bad positions: exit 1.
     assert!(run(six(&["nonsense"]), 1).contains("cannot read the position"));
-    assert!(run(six(&["WWW/.../..../.../BB. w 0 0"]), 1).contains("already over"));
+    assert!(run(six(&["WWW/.../..../.../BB. w 0 0"]), 1).contains("the game ended before"));
     // Not a database, another variant: exit 3.
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
@@ -246,7 +246,12 @@ fn probe_errors_have_messages_and_exit_codes() {
         ])
         .contains("not a morris database")
     );
-    assert!(database_failure(&["probe", "--db", &db, "start"]).contains("holds a six database"));
+    // A folder knows its variant; another one asked for is refused.
+    assert!(stdout(&["probe", "--db", &db, "start"]).contains("draw"));
+    assert!(
+        database_failure(&["--variant", "standard", "probe", "--db", &db, "start"])
+            .contains("holds a six database")
+    );
     // A missing sector names itself and the command that builds it.
     let four_four = "WW./W../W.B./BB./B.. w 0 0";
     let sector = std::path::Path::new(&db).join("4-4.mdb");

@@ -178,7 +178,7 @@ fn the_index_is_exact_on_random_positions_of_the_largest_sectors() {
 /// large sectors.
 #[test]
 fn stored_indices_equal_built_ones() {
-    use morris::index::{StoredIndex, write_stored_index};
+    use morris::db::{StoredIndex, write_stored_index};
     for (name, pairs) in [
         ("six", vec![(3, 3), (4, 5), (6, 6), (2, 5)]),
         ("standard", vec![(3, 3), (3, 5), (4, 4), (8, 8), (9, 3)]),
@@ -189,7 +189,7 @@ fn stored_indices_equal_built_ones() {
         for (us, them) in pairs {
             let built = SectorIndex::of(variant.board, us, them);
             write_stored_index(dir.path(), variant, &built).unwrap();
-            let stored = StoredIndex::open(dir.path(), variant, us as u8, them as u8)
+            let stored = StoredIndex::open(dir.path(), variant, us as u8, them as u8, false)
                 .unwrap()
                 .unwrap();
             assert_eq!(stored.size(), built.size());

@@ -111,7 +111,7 @@ fn a_mill_against_an_empty_board_removes_nothing() {
 #[test]
 fn flying_at_exactly_three_men_and_not_at_four() {
     let variant = Variant::standard();
-    let three = pos(variant, "W../.../.../....../.../.../WW. w 0 0");
+    let three = pos(variant, "W../.../.../BBB.../.../.../WW. w 0 0");
     let three = Position {
         men: [three.men[0], Bitboard::from_point(10).with(11).with(12)],
         ..three
@@ -122,7 +122,7 @@ fn flying_at_exactly_three_men_and_not_at_four() {
         moves.iter().filter(|(m, _)| m.remove.is_none()).count() + count_closing(&moves),
         3 * 18
     );
-    let four = pos(variant, "W../.W./.../....BB/.../.../WW. w 0 0");
+    let four = pos(variant, "W../.W./.../...BBB/.../.../WW. w 0 0");
     let four = Position {
         men: [four.men[0], four.men[1].with(12)],
         ..four

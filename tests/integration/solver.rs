@@ -298,7 +298,7 @@ fn distances_too_long_for_a_byte_are_read_from_the_overflow_table() {
         &[(1, 301), (3, 300)],
     )
     .unwrap();
-    let file = morris::db::SectorFile::open(&path).unwrap();
+    let file = morris::db::SectorFile::open(&path, false).unwrap();
     file.verify_checksum().unwrap();
     let values: Vec<Value> = (0..4).map(|i| file.value(i).unwrap()).collect();
     assert_eq!(

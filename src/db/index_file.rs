@@ -33,22 +33,19 @@
 //! checksum of the whole file) are ignored: the index is built in memory, and
 //! the next `solve` over the folder writes version 2.
 
-use std::fs::{self, File};
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::io::{BufWriter, Read, Write};
+use std::path::Path;
 
-use memmap2::Mmap;
-
-use super::indexer::{SectorIndex, colex_rank};
-use crate::db::FormatError;
+use super::error::{FileError, FileKind};
+use super::file::write_atomically;
+use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap, u32_le, u64_le};
+use crate::index::{SectorIndex, colex_rank};
 use crate::rules::{Bitboard, Symmetry, Variant};
 
 const MAGIC: &[u8; 8] = b"MORRISIX";
 const VERSION: u32 = 2;
 /// Bytes per checked block: a page, so that a cold probe reads nothing more.
 const BLOCK_BITS: u32 = 12;
-const BLOCK_CHECKSUM_LEN: usize = 8;
 /// Guide entries at most: with the header they fill less than a page.
 const GUIDE: usize = 512;
 const HEADER_LEN: usize = 64;
@@ -58,25 +55,62 @@ pub fn index_file_name(us: u8, them: u8) -> String {
     format!("index-{us}-{them}.idx")
 }
 
+/// The tables of `index` as the file holds them after its header: a guide of
+/// `guide` representatives (that of class `i * C / guide` for each `i`),
+/// every class's representative, then per class its first index and first
+/// rank block (`u32::MAX` for a class without symmetry) in 16 bytes, then
+/// every symmetric class's rank blocks (bits, then count before).
+/// Returns the number of rank blocks.
+fn write_tables(index: &SectorIndex, out: &mut impl Write, guide: usize) -> std::io::Result<u64> {
+    let reps = index.representatives();
+    for i in 0..guide {
+        out.write_all(&reps[i * reps.len() / guide].0.to_le_bytes())?;
+    }
+    for rep in reps {
+        out.write_all(&rep.0.to_le_bytes())?;
+    }
+    let mut first = 0u32;
+    let mut rank_blocks = Vec::new();
+    for (offset, blocks) in index.class_tables() {
+        let start = match blocks {
+            Some(blocks) => {
+                let start = first;
+                first += blocks.len() as u32;
+                rank_blocks.extend(blocks);
+                start
+            }
+            None => u32::MAX,
+        };
+        out.write_all(&offset.to_le_bytes())?;
+        out.write_all(&start.to_le_bytes())?;
+        out.write_all(&0u32.to_le_bytes())?;
+    }
+    for (bits, before) in &rank_blocks {
+        out.write_all(&bits.to_le_bytes())?;
+        out.write_all(&before.to_le_bytes())?;
+    }
+    Ok(rank_blocks.len() as u64)
+}
+
 /// Writes the stored form of `index` into `dir` (under a temporary name,
-/// then renamed), unless it is there already.
+/// then renamed), unless a current one is there already.
 ///
 /// # Errors
-/// Any I/O error.
+/// Any I/O error, with the file's name.
 pub fn write_stored_index(
     dir: &Path,
     variant: &Variant,
     index: &SectorIndex,
-) -> std::io::Result<()> {
+) -> Result<(), FileError> {
     let (us, them) = index.counts();
     let path = dir.join(index_file_name(us as u8, them as u8));
     if is_current_index(&path) {
         return Ok(());
     }
-    let (classes, blocks) = index.table_counts();
+    let classes = index.representatives().len() as u64;
     let guide = GUIDE.min(classes as usize);
     let mut body = Vec::new();
-    index.write_tables(&mut body, guide)?;
+    let blocks = write_tables(index, &mut body, guide).map_err(FileError::write(&path))?;
     let mut header = [0u8; HEADER_LEN];
     header[0..8].copy_from_slice(MAGIC);
     header[8..12].copy_from_slice(&VERSION.to_le_bytes());
@@ -94,14 +128,12 @@ pub fn write_stored_index(
         .chunks(1 << BLOCK_BITS)
         .flat_map(|block| xxhash_rust::xxh3::xxh3_64(block).to_le_bytes())
         .collect();
-    let temp = path.with_extension("idx.tmp");
-    let mut out = BufWriter::new(File::create(&temp)?);
-    out.write_all(&file_bytes)?;
-    out.write_all(&sums)?;
-    let file = out.into_inner().map_err(|e| e.into_error())?;
-    file.sync_all()?;
-    drop(file);
-    fs::rename(&temp, &path)
+    write_atomically(&path, |file| {
+        let mut out = BufWriter::new(file);
+        out.write_all(&file_bytes)?;
+        out.write_all(&sums)?;
+        out.into_inner().map_err(|e| e.into_error())
+    })
 }
 
 /// Where the first block checksum of a stored index file of `file_len`
@@ -120,23 +152,19 @@ pub fn first_checksum_at(file_len: u64) -> u64 {
 /// Whether `path` holds a stored index of the current version.
 pub fn is_current_index(path: &Path) -> bool {
     let mut head = [0u8; 12];
-    File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
         .is_ok_and(|()| &head[0..8] == MAGIC && head[8..12] == VERSION.to_le_bytes())
 }
 
 /// A stored index, mapped; each block is checked when first read.
 pub struct StoredIndex {
-    map: Mmap,
-    /// One bit per block: checked and found intact.
-    checked: Box<[AtomicU64]>,
-    /// Where the block checksums start: the checked bytes end there.
-    sums_at: usize,
+    map: CheckedMap,
     symmetries: &'static [Symmetry],
     all: Bitboard,
     classes: usize,
     guide: usize,
-    /// Reads are scattered (see [`StoredIndex::open_with`]).
+    /// Reads are scattered (see [`StoredIndex::open`]).
     scattered: bool,
     size: u64,
     blocks: usize,
@@ -144,65 +172,68 @@ pub struct StoredIndex {
 
 impl StoredIndex {
     /// Maps the stored index of `us` and `them` men in `dir`; `None` when
-    /// there is none, or one of an older version.
+    /// there is none, or one of an older version. `scattered` tells the
+    /// system that reads will be scattered (probes): each page fault then
+    /// reads its page, not megabytes around it.
     ///
     /// # Errors
     /// An unreadable file, or one that fails its checks (magic, counts,
-    /// variant, length, the header's checksum).
+    /// variant, length, reserved bytes, the header's checksum).
     pub fn open(
         dir: &Path,
         variant: &'static Variant,
         us: u8,
         them: u8,
-    ) -> Result<Option<StoredIndex>, (PathBuf, FormatError)> {
-        StoredIndex::open_with(dir, variant, us, them, false)
-    }
-
-    /// [`StoredIndex::open`], telling the system when reads will be scattered
-    /// (probes): each page fault then reads its page, not megabytes around it.
-    ///
-    /// # Errors
-    /// As [`StoredIndex::open`].
-    pub fn open_with(
-        dir: &Path,
-        variant: &'static Variant,
-        us: u8,
-        them: u8,
         scattered: bool,
-    ) -> Result<Option<StoredIndex>, (PathBuf, FormatError)> {
+    ) -> Result<Option<StoredIndex>, FileError> {
         let path = dir.join(index_file_name(us, them));
-        let Ok(file) = File::open(&path) else {
+        if !path.exists() {
             return Ok(None);
-        };
-        let bad = |e| (path.clone(), e);
-        // SAFETY: index files are written once under a temporary name and
-        // renamed into place; nothing modifies a finished one.
-        let map =
-            unsafe { Mmap::map(&file) }.map_err(|_| bad(FormatError::Header("cannot map")))?;
-        if scattered {
-            let _ = map.advise(memmap2::Advice::Random);
         }
-        if map.len() < HEADER_LEN || &map[0..8] != MAGIC {
-            return Err(bad(FormatError::Magic));
+        let (map, _) = CheckedMap::map(&path, scattered)?;
+        let corrupted = |what: &str| FileError::corrupted(&path, what);
+        if map.len() >= 8 && &map[0..8] != MAGIC {
+            return Err(FileError::Magic {
+                path: path.clone(),
+                kind: FileKind::Index,
+            });
         }
-        let u64_at = |o: usize| u64::from_le_bytes(map[o..o + 8].try_into().unwrap());
-        let version = u32::from_le_bytes(map[8..12].try_into().unwrap());
+        if map.len() < HEADER_LEN {
+            return Err(FileError::Truncated {
+                path,
+                found: map.len() as u64,
+                expected: HEADER_LEN as u64,
+            });
+        }
+        let u64_at = |o: usize| u64_le(&map, o).expect("inside the header");
+        let u32_at = |o: usize| u32_le(&map, o).expect("inside the header");
+        let version = u32_at(8);
         if version < VERSION {
             return Ok(None);
         }
         if version != VERSION {
-            return Err(bad(FormatError::Version(version)));
+            return Err(FileError::Version {
+                path,
+                kind: FileKind::Index,
+                found: version,
+                supported: VERSION,
+            });
         }
         if map[12] != us || map[13] != them || u64_at(16) != variant.fingerprint() {
-            return Err(bad(FormatError::Header("index file of other men or rules")));
+            return Err(corrupted("its header names other men or rules"));
         }
-        if u32::from_le_bytes(map[48..52].try_into().unwrap()) != BLOCK_BITS {
-            return Err(bad(FormatError::Header("unexpected checksum block size")));
+        if map[14..16].iter().chain(&map[56..64]).any(|&b| b != 0) {
+            return Err(corrupted("its header has reserved bytes that are not zero"));
+        }
+        if u32_at(48) != BLOCK_BITS {
+            return Err(corrupted(
+                "its header gives an unexpected checksum block size",
+            ));
         }
         let (classes, size, blocks) = (u64_at(24), u64_at(32), u64_at(40));
-        let guide = u32::from_le_bytes(map[52..56].try_into().unwrap()) as u64;
+        let guide = u32_at(52) as u64;
         if guide != (GUIDE as u64).min(classes) {
-            return Err(bad(FormatError::Header("unexpected guide length")));
+            return Err(corrupted("its header gives an unexpected guide length"));
         }
         let checked_len = classes
             .checked_mul(20)
@@ -215,18 +246,15 @@ impl StoredIndex {
                 .checked_add(n)
         });
         if expected != Some(map.len() as u64) {
-            return Err(bad(FormatError::Length {
+            return Err(FileError::Truncated {
+                path,
                 found: map.len() as u64,
                 expected: expected.unwrap_or(u64::MAX),
-            }));
+            });
         }
         let sums_at = checked_len.unwrap_or(0) as usize;
         let index = StoredIndex {
-            checked: (0..(sums_at >> BLOCK_BITS).div_ceil(64) + 1)
-                .map(|_| AtomicU64::new(0))
-                .collect(),
-            map,
-            sums_at,
+            map: CheckedMap::new(&path, map, 0..sums_at, BLOCK_BITS, sums_at),
             symmetries: variant.board.symmetries(),
             all: variant.board.all(),
             classes: classes as usize,
@@ -236,38 +264,16 @@ impl StoredIndex {
             blocks: blocks as usize,
         };
         // The header's fields were read before its block was checked.
-        index.check(0, HEADER_LEN).map_err(bad)?;
+        index.map.check(0, HEADER_LEN)?;
         Ok(Some(index))
     }
 
-    /// Whether the block holding `map[at]` has been checked.
-    fn is_checked(&self, at: usize) -> bool {
-        let block = at >> BLOCK_BITS;
-        self.checked[block / 64].load(Ordering::Relaxed) & 1 << (block % 64) != 0
-    }
-
-    /// Checks the blocks holding `map[at..at + len]` (once each).
-    #[inline]
-    fn check(&self, at: usize, len: usize) -> Result<(), FormatError> {
-        for block in at >> BLOCK_BITS..=(at + len - 1) >> BLOCK_BITS {
-            let (word, bit) = (block / 64, 1u64 << (block % 64));
-            if self.checked[word].load(Ordering::Relaxed) & bit != 0 {
-                continue;
-            }
-            let start = block << BLOCK_BITS;
-            let end = (start + (1 << BLOCK_BITS)).min(self.sums_at);
-            let sum_at = self.sums_at + block * BLOCK_CHECKSUM_LEN;
-            let stored = u64::from_le_bytes(
-                self.map[sum_at..sum_at + BLOCK_CHECKSUM_LEN]
-                    .try_into()
-                    .unwrap(),
-            );
-            if xxhash_rust::xxh3::xxh3_64(&self.map[start..end]) != stored {
-                return Err(FormatError::Checksum);
-            }
-            self.checked[word].fetch_or(bit, Ordering::Relaxed);
-        }
-        Ok(())
+    /// Checks every block (for `verify`).
+    ///
+    /// # Errors
+    /// The first block that fails its checksum.
+    pub fn verify_checksum(&self) -> Result<(), FileError> {
+        self.map.check_all()
     }
 
     /// Number of indices.
@@ -275,18 +281,12 @@ impl StoredIndex {
         self.size
     }
 
-    fn u32_at(&self, offset: usize) -> Result<u32, FormatError> {
-        self.check(offset, 4)?;
-        Ok(u32::from_le_bytes(
-            self.map[offset..offset + 4].try_into().unwrap(),
-        ))
+    fn u32_at(&self, offset: usize) -> Result<u32, FileError> {
+        self.map.u32_at(offset)
     }
 
-    fn u64_at(&self, offset: usize) -> Result<u64, FormatError> {
-        self.check(offset, 8)?;
-        Ok(u64::from_le_bytes(
-            self.map[offset..offset + 8].try_into().unwrap(),
-        ))
+    fn u64_at(&self, offset: usize) -> Result<u64, FileError> {
+        self.map.u64_at(offset)
     }
 
     /// The index of the position where the side to move has `us` and the
@@ -294,8 +294,9 @@ impl StoredIndex {
     ///
     /// # Errors
     /// When the tables do not hold the position (a damaged file).
-    pub fn index(&self, us: Bitboard, them: Bitboard) -> Result<u64, FormatError> {
-        let damaged = FormatError::Header("the stored index does not hold this position");
+    pub fn index(&self, us: Bitboard, them: Bitboard) -> Result<u64, FileError> {
+        let damaged =
+            || FileError::corrupted(self.map.path(), "its tables do not hold the position");
         // The class: the least image of `us`, found among the representatives.
         let (mut rep, mut sym) = (us, 0);
         for (i, s) in self.symmetries.iter().enumerate().skip(1) {
@@ -328,15 +329,11 @@ impl StoredIndex {
             hi = lo + 1;
         }
         let entries = reps + 4 * self.classes;
-        if self.scattered && !self.is_checked(reps + 4 * lo) {
+        if self.scattered && lo < self.classes && !self.map.is_checked(reps + 4 * lo) {
             // A cold read: the representatives and entries the search may
             // need, fetched together rather than one after the other.
-            for (at, len) in [
-                (reps + 4 * lo, 4 * (hi - lo)),
-                (entries + 16 * lo, 16 * (hi - lo)),
-            ] {
-                let _ = self.map.advise_range(memmap2::Advice::WillNeed, at, len);
-            }
+            self.map.will_need(reps + 4 * lo..reps + 4 * hi);
+            self.map.will_need(entries + 16 * lo..entries + 16 * hi);
         }
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -348,7 +345,7 @@ impl StoredIndex {
         }
         let class = lo;
         if class == self.classes || self.u32_at(reps + 4 * class)? != rep.0 {
-            return Err(damaged);
+            return Err(damaged());
         }
         let blocks = entries + 16 * self.classes;
         let offset = self.u64_at(entries + 16 * class)?;
@@ -369,17 +366,17 @@ impl StoredIndex {
             let rank = colex_rank(least, free);
             let block = first as usize + (rank / 64) as usize;
             if block >= self.blocks {
-                return Err(damaged);
+                return Err(damaged());
             }
             let bits = self.u64_at(blocks + 16 * block)?;
             let before = self.u64_at(blocks + 16 * block + 8)?;
             if bits >> (rank % 64) & 1 == 0 {
-                return Err(damaged);
+                return Err(damaged());
             }
             offset + before + (bits & ((1u64 << (rank % 64)) - 1)).count_ones() as u64
         };
         if index >= self.size {
-            return Err(damaged);
+            return Err(damaged());
         }
         Ok(index)
     }

@@ -2,7 +2,7 @@
 //! move with the value it leads to, best first, and the line of perfect play.
 //!
 //! ```no_run
-//! use morris::{Variant, db::Tablebase};
+//! use morris::{Tablebase, Variant};
 //!
 //! let variant = Variant::standard();
 //! let tablebase = Tablebase::open("db".as_ref(), variant)?;
@@ -17,7 +17,9 @@
 
 use std::collections::HashSet;
 
-use crate::db::{ProbeError, Tablebase, Value};
+use super::error::ProbeError;
+use super::tablebase::Tablebase;
+use super::value::Value;
 use crate::rules::{Move, Outcome, Position};
 
 /// One legal move and what it leads to.
@@ -64,13 +66,15 @@ impl Tablebase {
     /// among equal moves, in the move generator's order.
     ///
     /// # Errors
-    /// A missing or damaged sector file of a child.
+    /// A position that is not one of play, or a missing or damaged sector
+    /// file of a child.
     pub fn move_values(&self, pos: &Position) -> Result<Vec<MoveValue>, ProbeError> {
+        self.variant().check_position(pos)?;
         let mut out = Vec::new();
         let mut error = None;
         self.variant().for_each_move(pos, |play, child| {
             if error.is_none() {
-                match self.value(&child) {
+                match self.value_of_checked(&child) {
                     Ok(v) => out.push(MoveValue {
                         play,
                         position: child,
@@ -92,9 +96,10 @@ impl Tablebase {
     /// # Errors
     /// An illegal position, or a missing or damaged sector file.
     pub fn probe(&self, pos: &Position) -> Result<Answer, ProbeError> {
+        let value = self.value(pos)?;
         Ok(Answer {
             position: *pos,
-            value: self.value(pos)?,
+            value,
             moves: self.move_values(pos)?,
         })
     }

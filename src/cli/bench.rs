@@ -1,0 +1,278 @@
+//! `bench`: the solver's throughput on a temporary folder, or probe
+//! throughput on an existing one, printed as figures a user can reproduce.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use rayon::prelude::*;
+
+use super::solve::names;
+use morris::db::{file_name, sector_files};
+use morris::index::{SectorGraph, SectorIndex, SectorKey};
+use morris::system::{cpu_name, peak_resident_memory};
+use morris::{Bitboard, Position, Selection, SolveOptions, Tablebase, Variant, solve};
+
+pub fn bench(
+    out: &mut dyn Write,
+    variant: &'static Variant,
+    max_men: u32,
+    threads: usize,
+) -> Result<()> {
+    index_speed(out, variant)?;
+    let dir = tempfile_dir()?;
+    let started = Instant::now();
+    let summary = solve(
+        &SolveOptions {
+            db: dir.clone(),
+            variant,
+            selection: Selection::MaxMen(max_men),
+        },
+        &|_| {},
+    )?;
+    let elapsed = started.elapsed().as_secs_f64();
+    writeln!(out, "machine: {} threads used, {}", threads, cpu_name())?;
+    writeln!(
+        out,
+        "{:<12} {:>12} {:>10} {:>14}",
+        "unit", "positions", "seconds", "positions/s"
+    )?;
+    for (unit, n, t) in &summary.units {
+        writeln!(
+            out,
+            "{:<12} {n:>12} {:>10.3} {:>14.0}",
+            names(unit),
+            t.as_secs_f64(),
+            *n as f64 / t.as_secs_f64().max(1e-9)
+        )?;
+    }
+    let rate = summary.positions_solved as f64 / elapsed;
+    let peak = peak_resident_memory();
+    let largest = summary
+        .sectors
+        .iter()
+        .map(|(_, n, _)| *n)
+        .max()
+        .unwrap_or(0);
+    writeln!(
+        out,
+        "total: {} positions in {elapsed:.2} s: {rate:.0} positions/s, {:.0} per thread",
+        summary.positions_solved,
+        rate / threads as f64
+    )?;
+    if let Some(peak) = peak {
+        writeln!(
+            out,
+            "peak resident memory: {:.1} MiB, {:.2} bytes per position of the largest sector ({largest})",
+            peak as f64 / 1048576.0,
+            peak as f64 / largest.max(1) as f64
+        )?;
+    }
+    if let Some((memory, positions)) = summary.peak_memory {
+        writeln!(
+            out,
+            "anonymous memory at the end of the heaviest unit (mapped files left out): {:.1} MiB, {:.2} bytes per position of that unit ({positions})",
+            memory as f64 / 1048576.0,
+            memory as f64 / positions.max(1) as f64
+        )?;
+    }
+    let disk: u64 = summary
+        .sectors
+        .iter()
+        .map(|(s, _, _)| {
+            std::fs::metadata(dir.join(file_name(*s)))
+                .map(|m| m.len())
+                .unwrap_or(0)
+        })
+        .sum();
+    writeln!(
+        out,
+        "files: {disk} bytes, {:.3} bytes per position",
+        disk as f64 / summary.positions_solved.max(1) as f64
+    )?;
+    writeln!(
+        out,
+        "at this rate the {} movement phase ({} positions) takes {:.1} hours",
+        variant.name,
+        movement_positions(variant),
+        movement_positions(variant) as f64 / rate / 3600.0
+    )?;
+    // The placement sectors of the last man in hand, whose successors are
+    // the movement sectors just solved: the one-pass placement solver.
+    let placement: Vec<SectorKey> = SectorGraph::reachable(variant)
+        .sectors()
+        .filter(|s| s.us_hand == 1 && s.them_hand == 0 && s.men_on_board() < max_men)
+        .collect();
+    if !placement.is_empty() {
+        let started = Instant::now();
+        let summary = solve(
+            &SolveOptions {
+                db: dir.clone(),
+                variant,
+                selection: Selection::Sectors(placement.clone()),
+            },
+            &|_| {},
+        )?;
+        let elapsed = started.elapsed().as_secs_f64();
+        writeln!(
+            out,
+            "placement: {} sectors with one man in hand ({} to {}), {} positions in {elapsed:.2} s: {:.0} positions/s",
+            placement.len(),
+            placement[0],
+            placement[placement.len() - 1],
+            summary.positions_solved,
+            summary.positions_solved as f64 / elapsed
+        )?;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// Nanoseconds per `index` call on the largest movement sector, over the
+/// canonical positions of a spread of indices and their symmetric images.
+fn index_speed(out: &mut dyn Write, variant: &'static Variant) -> Result<()> {
+    let (a, b) = (variant.men as usize - 1, variant.men as usize - 1);
+    let index = SectorIndex::of(variant.board, a, b);
+    let step = (index.size() / 100_000).max(1);
+    let mut samples = Vec::new();
+    let mut i = 0;
+    while i < index.size() {
+        let (us, them) = index.men(i);
+        for s in variant.board.symmetries() {
+            samples.push((s.apply(us), s.apply(them)));
+        }
+        i += step;
+    }
+    let started = Instant::now();
+    let mut checksum = 0u64;
+    for &(us, them) in &samples {
+        checksum = checksum.wrapping_add(index.index(us, them));
+    }
+    let ns = started.elapsed().as_nanos() as f64 / samples.len() as f64;
+    writeln!(
+        out,
+        "index: {ns:.1} ns per position on sector {a}-{b} ({} calls, one thread; checksum {checksum})",
+        samples.len()
+    )?;
+    Ok(())
+}
+
+fn movement_positions(variant: &'static Variant) -> u64 {
+    SectorGraph::reachable(variant)
+        .sectors()
+        .filter(|s| s.is_movement())
+        .map(|s| SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize))
+        .sum()
+}
+
+fn tempfile_dir() -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("morris-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// Probe throughput on an existing database: values of positions sampled from
+/// its sector files (each in a random symmetric image), on one thread and on
+/// all, files warm; and the first probe of each sector in a fresh process
+/// state (mapping the file and building its index).
+pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
+    let (db, variant) = (tablebase.dir(), tablebase.variant());
+    let sectors = sector_files(db)?;
+    if sectors.is_empty() {
+        bail!("{} holds no sector files", db.display());
+    }
+    let mut first_probe = Vec::new();
+    let many = Tablebase::open(db, variant)?.with_built_indices();
+    let mut samples = Vec::new();
+    let per_sector = (2_000_000 / sectors.len()).max(1000);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let symmetries = variant.board.symmetries();
+    for &s in &sectors {
+        // A position of the sector drawn without its index, which the first
+        // probe builds.
+        let mut points: Vec<u8> = variant.board.all().iter().collect();
+        for i in (1..points.len()).rev() {
+            points.swap(i, (random() % (i as u64 + 1)) as usize);
+        }
+        let (a, b) = (s.us_board as usize, s.them_board as usize);
+        let set = |ps: &[u8]| ps.iter().fold(Bitboard::EMPTY, |m, &p| m.with(p));
+        let pos = Position::from_sides(
+            set(&points[..a]),
+            s.us_hand,
+            set(&points[a..a + b]),
+            s.them_hand,
+        );
+        let started = Instant::now();
+        tablebase.value(&pos)?;
+        first_probe.push(started.elapsed());
+        let index = SectorIndex::of(variant.board, a, b);
+        for _ in 0..per_sector {
+            let p = index.position(random() % index.size(), s.us_hand, s.them_hand);
+            let sym = &symmetries[(random() % symmetries.len() as u64) as usize];
+            let us = sym.apply(p.us());
+            let them = sym.apply(p.them());
+            samples.push(Position::from_sides(us, s.us_hand, them, s.them_hand));
+        }
+    }
+    // Shuffle so consecutive probes hit different sectors and pages.
+    for i in (1..samples.len()).rev() {
+        samples.swap(i, (random() % (i as u64 + 1)) as usize);
+    }
+    first_probe.sort();
+    writeln!(
+        out,
+        "machine: {} threads, {}",
+        rayon::current_num_threads(),
+        cpu_name()
+    )?;
+    writeln!(
+        out,
+        "probe: {} positions from {} sectors of {}, files warm",
+        samples.len(),
+        sectors.len(),
+        db.display()
+    )?;
+    writeln!(
+        out,
+        "  first probe of a sector (map its file and its stored index, or build the index): median {:.2?}, max {:.2?}",
+        first_probe[first_probe.len() / 2],
+        first_probe[first_probe.len() - 1]
+    )?;
+    let mut answers = Vec::new();
+    for (label, tb) in [
+        ("stored indices (probe)", tablebase),
+        ("built indices (probe --batch)", &many),
+    ] {
+        let sum = |parallel: bool| -> (u64, f64) {
+            let started = Instant::now();
+            let value = |p: &Position| tb.value(p).map_or(0, |v| v.rank() as u64);
+            let total = if parallel {
+                samples.par_iter().map(value).sum()
+            } else {
+                samples.iter().map(value).sum()
+            };
+            (
+                total,
+                samples.len() as f64 / started.elapsed().as_secs_f64(),
+            )
+        };
+        answers.push(sum(true).0); // warm-up: maps and indices
+        let (one, one_rate) = sum(false);
+        let (all, all_rate) = sum(true);
+        answers.extend([one, all]);
+        writeln!(
+            out,
+            "  {label}: {one_rate:.0} probes/s on one thread, {all_rate:.0} on {}",
+            rayon::current_num_threads()
+        )?;
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]), "probes agree");
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! `stats` and `verify`: reading a whole folder back, and checking it.
+
+use std::io::Write;
+use std::time::Instant;
+
+use anyhow::Result;
+
+use morris::Tablebase;
+use morris::db::{SectorStats, sector_files};
+use morris::index::{SectorGraph, SectorKey};
+use morris::verify::verify_sector;
+
+/// Stored values that do not follow from their children.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} stored values do not follow from their children")]
+pub struct Mismatches(pub u64);
+
+/// Sectors that the folder's other sectors need but that it lacks.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the folder lacks {} that its other sectors were solved from: {}; it is damaged or files were deleted",
+    if .0.len() == 1 { "a sector" } else { "sectors" },
+    .0.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
+)]
+pub struct MissingSectors(pub Vec<SectorKey>);
+
+/// The sectors that the folder's sectors were solved from but that it
+/// lacks: a file deleted since.
+fn missing_sectors(tablebase: &Tablebase, present: &[SectorKey]) -> Vec<SectorKey> {
+    let graph = SectorGraph::reachable(tablebase.variant());
+    let mut missing: Vec<SectorKey> = present
+        .iter()
+        .filter(|s| graph.contains(**s))
+        .flat_map(|s| graph.successors(*s).to_vec())
+        .filter(|s| !tablebase.has_sector(*s))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    missing
+}
+
+pub fn stats(out: &mut dyn Write, tablebase: &Tablebase, tsv: bool) -> Result<()> {
+    let sectors = sector_files(tablebase.dir())?;
+    let stats = tablebase.stats(&sectors)?;
+    for &sector in &sectors {
+        tablebase.verify_index(sector)?;
+    }
+    if tsv {
+        writeln!(
+            out,
+            "sector\tpositions\twins\tlosses\tdraws\tlongest_win\tlongest_loss"
+        )?;
+        for s in &stats {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                s.sector, s.positions, s.wins, s.losses, s.draws, s.longest_win, s.longest_loss
+            )?;
+        }
+    } else {
+        write_stats_table(out, &stats)?;
+    }
+    let missing = missing_sectors(tablebase, &sectors);
+    if !missing.is_empty() {
+        return Err(MissingSectors(missing).into());
+    }
+    Ok(())
+}
+
+fn write_stats_table(out: &mut dyn Write, stats: &[SectorStats]) -> Result<()> {
+    writeln!(
+        out,
+        "{:<10} {:>13} {:>13} {:>13} {:>11} {:>11} {:>13}",
+        "sector", "wins", "losses", "draws", "longest win", "longest loss", "file bytes"
+    )?;
+    let mut totals = [0u64; 3];
+    for s in stats {
+        writeln!(
+            out,
+            "{:<10} {:>13} {:>13} {:>13} {:>11} {:>11} {:>13}",
+            s.sector.to_string(),
+            s.wins,
+            s.losses,
+            s.draws,
+            s.longest_win,
+            s.longest_loss,
+            s.file_bytes
+        )?;
+        totals[0] += s.wins;
+        totals[1] += s.losses;
+        totals[2] += s.draws;
+    }
+    writeln!(
+        out,
+        "{:<10} {:>13} {:>13} {:>13}",
+        "total", totals[0], totals[1], totals[2]
+    )?;
+    Ok(())
+}
+
+/// Verifies the sectors `only` names, or every sector file of the folder.
+pub fn verify(out: &mut dyn Write, tablebase: &Tablebase, only: &[SectorKey]) -> Result<()> {
+    let variant = tablebase.variant();
+    let mut bad = 0u64;
+    let sectors = if only.is_empty() {
+        sector_files(tablebase.dir())?
+    } else {
+        only.to_vec()
+    };
+    for &sector in &sectors {
+        let started = Instant::now();
+        let (mismatches, total) = verify_sector(tablebase, sector, 5)?;
+        writeln!(
+            out,
+            "{sector}: {} in {:.2?}",
+            if total == 0 {
+                "ok".to_string()
+            } else {
+                format!("{total} MISMATCHES")
+            },
+            started.elapsed()
+        )?;
+        for m in mismatches {
+            writeln!(
+                out,
+                "  index {}: {} stored {}, its children give {}",
+                m.index,
+                m.position.notation(variant.board),
+                m.stored,
+                m.recomputed
+            )?;
+        }
+        bad += total;
+    }
+    if bad > 0 {
+        return Err(Mismatches(bad).into());
+    }
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! `play`: a game in the terminal against perfect play, or perfect play
+//! against itself.
+
+use std::io::{BufRead, Write};
+
+use anyhow::Result;
+
+use morris::{Color, Move, MoveValue, Outcome, Position, Tablebase, Variant};
+
+/// Who a person plays in `play`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Seat {
+    White,
+    Black,
+    /// Perfect play against itself.
+    None,
+}
+
+pub struct PlayOptions {
+    pub seat: Seat,
+    pub show_values: bool,
+    pub seed: u64,
+    pub max_plies: usize,
+}
+
+/// A game in the terminal: a person against perfect play, or perfect play
+/// against itself. Among equally good moves the program picks at random.
+pub fn play(
+    out: &mut dyn Write,
+    input: &mut dyn BufRead,
+    tablebase: &Tablebase,
+    start: Position,
+    options: &PlayOptions,
+) -> Result<()> {
+    let variant = tablebase.variant();
+    let mut random = XorShift(options.seed | 1);
+    let mut pos = start;
+    let mut seen = std::collections::HashMap::<Position, u32>::new();
+    let mut plies = 0;
+    writeln!(
+        out,
+        "moves read d2, d2xg7, a1-a4, a1-a4xd7; also: value, hint, quit"
+    )?;
+    loop {
+        write!(out, "\n{}", pos.picture(variant.board))?;
+        writeln!(out, "{}", pos.notation(variant.board))?;
+        if let Some(outcome) = variant.outcome(&pos) {
+            let side = pos.to_move.name();
+            match outcome {
+                Outcome::Drawn => writeln!(out, "the board is full: a draw")?,
+                _ => writeln!(out, "{side} has lost")?,
+            }
+            return Ok(());
+        }
+        let repeats = seen.entry(pos).or_default();
+        *repeats += 1;
+        if *repeats >= 3 {
+            writeln!(out, "the position occurred three times: a draw")?;
+            return Ok(());
+        }
+        if plies >= options.max_plies {
+            writeln!(out, "stopped after {plies} plies")?;
+            return Ok(());
+        }
+        let moves = tablebase.move_values(&pos)?;
+        if options.show_values {
+            writeln!(
+                out,
+                "{} to move: {}",
+                pos.to_move.name(),
+                tablebase.value(&pos)?
+            )?;
+        }
+        let human = match options.seat {
+            Seat::White => pos.to_move == Color::White,
+            Seat::Black => pos.to_move == Color::Black,
+            Seat::None => false,
+        };
+        let chosen = if human {
+            match read_move(out, input, variant, &pos, &moves)? {
+                Some(m) => m,
+                None => return Ok(()),
+            }
+        } else {
+            let best: Vec<&MoveValue> =
+                moves.iter().filter(|m| m.value == moves[0].value).collect();
+            let m = *best[random.below(best.len())];
+            writeln!(
+                out,
+                "{} plays {}",
+                pos.to_move.name(),
+                m.play.notation(variant.board)
+            )?;
+            m
+        };
+        pos = chosen.position;
+        plies += 1;
+    }
+}
+
+/// Reads the person's move; `None` when they quit or the input ends.
+fn read_move(
+    out: &mut dyn Write,
+    input: &mut dyn BufRead,
+    variant: &Variant,
+    pos: &Position,
+    moves: &[MoveValue],
+) -> Result<Option<MoveValue>> {
+    loop {
+        write!(out, "{} to move> ", pos.to_move.name())?;
+        out.flush()?;
+        let mut text = String::new();
+        if input.read_line(&mut text)? == 0 {
+            return Ok(None);
+        }
+        let text = text.trim();
+        match text {
+            "" => continue,
+            "quit" | "q" => return Ok(None),
+            "value" | "v" => {
+                writeln!(out, "{}", moves_value(moves))?;
+                continue;
+            }
+            "hint" | "h" => {
+                for m in moves {
+                    writeln!(out, "  {} {}", m.play.notation(variant.board), m.value)?;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        match Move::parse(variant.board, text) {
+            Ok(wanted) => match moves.iter().find(|m| m.play == wanted) {
+                Some(m) => return Ok(Some(*m)),
+                None => writeln!(out, "{text} is not a legal move here (hint lists them)")?,
+            },
+            Err(e) => writeln!(out, "{e}")?,
+        }
+    }
+}
+
+/// The value of a position from its moves: the best move's.
+fn moves_value(moves: &[MoveValue]) -> String {
+    moves
+        .first()
+        .map_or("no legal moves".to_string(), |m| m.value.to_string())
+}
+
+/// A small generator for picking among equally good moves.
+struct XorShift(u64);
+
+impl XorShift {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// A default seed that differs from game to game.
+pub fn time_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+}

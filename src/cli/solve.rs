@@ -1,0 +1,217 @@
+//! `sectors` and `solve`: planning and building databases, with the solve's
+//! progress drawn as bars on a terminal and as plain lines in a log.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::sync::Mutex;
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::note;
+use morris::db::Header;
+use morris::index::{SectorGraph, SectorIndex, SectorKey, binomial};
+use morris::solve::{SolveEvent, UnitEvent};
+use morris::{Position, Selection, SolveOptions, Tablebase, Variant};
+
+pub fn sectors(out: &mut dyn Write, variant: &'static Variant, max_men: Option<u32>) -> Result<()> {
+    let graph = SectorGraph::reachable(variant);
+    let shown: Vec<SectorKey> = graph
+        .sectors()
+        .filter(|s| max_men.is_none_or(|n| s.men_on_board() <= n))
+        .collect();
+    writeln!(
+        out,
+        "{:<10} {:>15} {:>13} {:>7} {:>13}  successors",
+        "sector", "positions", "index", "ratio", "file bytes"
+    )?;
+    let (mut raw_total, mut index_total, mut bytes_total) = (0u64, 0u64, 0u64);
+    let symmetries = variant.board.symmetries().len() as f64;
+    for s in &shown {
+        let (a, b) = (s.us_board as usize, s.them_board as usize);
+        let n = variant.board.len();
+        let raw = binomial(n, a) * binomial(n - a, b);
+        let size = SectorIndex::count(variant.board, a, b);
+        let bytes = Header::new(variant, *s, size)
+            .file_len()
+            .unwrap_or(u64::MAX);
+        let successors: Vec<String> = graph.successors(*s).iter().map(|t| t.to_string()).collect();
+        writeln!(
+            out,
+            "{:<10} {raw:>15} {size:>13} {:>7.4} {bytes:>13}  {}",
+            s.to_string(),
+            size as f64 * symmetries / raw as f64,
+            successors.join(" ")
+        )?;
+        raw_total += raw;
+        index_total += size;
+        bytes_total += bytes;
+    }
+    writeln!(
+        out,
+        "{} sectors ({} movement), {raw_total} positions, {index_total} up to symmetry, {bytes_total} bytes of files",
+        shown.len(),
+        shown.iter().filter(|s| s.is_movement()).count()
+    )?;
+    writeln!(
+        out,
+        "ratio: index size times {} symmetries over raw positions (1 = no waste; symmetric positions make it lower)",
+        symmetries
+    )?;
+    Ok(())
+}
+
+/// Draws a solve's events: bars on a terminal, plain lines otherwise.
+struct Reporter {
+    quiet: bool,
+    terminal: bool,
+    total: ProgressBar,
+    unit: Mutex<Option<ProgressBar>>,
+}
+
+impl Reporter {
+    fn new(quiet: bool) -> Reporter {
+        let terminal = std::io::stderr().is_terminal();
+        let total = if quiet || !terminal {
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())
+        } else {
+            ProgressBar::new(0)
+        };
+        total.set_style(
+            ProgressStyle::with_template(
+                "{prefix} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, {eta} left",
+            )
+            .unwrap()
+            .progress_chars("=> "),
+        );
+        total.set_prefix("total");
+        Reporter {
+            quiet,
+            terminal,
+            total,
+            unit: Mutex::new(None),
+        }
+    }
+
+    fn event(&self, event: SolveEvent) {
+        match event {
+            SolveEvent::Planned {
+                units,
+                done,
+                positions,
+                to_solve,
+            } => {
+                self.total.set_length(to_solve);
+                self.line(format!("{units} units ({done} already solved), {positions} positions; {to_solve} to solve"));
+            }
+            SolveEvent::UnitStarted { sectors, positions } => {
+                if self.terminal && !self.quiet {
+                    let bar = ProgressBar::new_spinner();
+                    bar.set_message(format!(
+                        "{}: {positions} positions, counting children",
+                        names(sectors)
+                    ));
+                    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+                    *self.unit.lock().unwrap() = Some(bar);
+                } else if !self.terminal {
+                    // A log shows what a long unit is doing.
+                    self.line(format!("solving {}: {positions} positions", names(sectors)));
+                }
+            }
+            SolveEvent::Unit(UnitEvent::Initialised { .. }) => {}
+            SolveEvent::Unit(UnitEvent::Level { plies, resolved }) => {
+                if let Some(bar) = &*self.unit.lock().unwrap() {
+                    bar.set_message(format!("level {plies}: {resolved} positions resolved"));
+                }
+            }
+            SolveEvent::UnitDone {
+                sectors,
+                positions,
+                elapsed,
+                memory,
+            } => {
+                if let Some(bar) = self.unit.lock().unwrap().take() {
+                    bar.finish_and_clear();
+                }
+                self.total.inc(positions);
+                let rate = positions as f64 / elapsed.as_secs_f64().max(1e-9);
+                let memory = memory.map_or(String::new(), |m| {
+                    format!(
+                        ", {:.0} MiB in use, {:.2} bytes/position",
+                        m as f64 / 1048576.0,
+                        m as f64 / positions.max(1) as f64
+                    )
+                });
+                let msg = format!(
+                    "solved {}: {positions} positions in {:.2?} ({:.0} positions/s{memory})",
+                    names(sectors),
+                    elapsed,
+                    rate
+                );
+                if self.terminal {
+                    if !self.quiet {
+                        self.total.println(msg);
+                    }
+                } else {
+                    self.line(msg);
+                }
+            }
+            SolveEvent::Skipped { .. } => {}
+            SolveEvent::Waiting { sectors } => self.line(format!(
+                "waiting for another solver, which holds the lock of {}",
+                names(sectors)
+            )),
+            SolveEvent::IndexRewritten { sector } => self.line(format!(
+                "the stored index of {sector} was damaged or of an older version: written again"
+            )),
+        }
+    }
+
+    fn line(&self, msg: String) {
+        if !self.quiet {
+            // A closed standard error (`2>&1 | head -1`) must not stop the solve.
+            self.total.suspend(|| note(&msg));
+        }
+    }
+}
+
+pub fn names(sectors: &[SectorKey]) -> String {
+    sectors
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+pub fn solve(
+    out: &mut dyn Write,
+    variant: &'static Variant,
+    db: &Path,
+    selection: Selection,
+    quiet: bool,
+) -> Result<()> {
+    let reporter = Reporter::new(quiet);
+    let options = SolveOptions {
+        db: db.to_path_buf(),
+        variant,
+        selection: selection.clone(),
+    };
+    let summary = morris::solve(&options, &|e| reporter.event(e))?;
+    reporter.total.finish_and_clear();
+    // The solve is done: a reader that went away does not make it fail.
+    let _ = writeln!(
+        out,
+        "solved {} units, {} positions in {:.2?}; database in {}",
+        summary.units_solved,
+        summary.positions_solved,
+        summary.elapsed,
+        db.display()
+    );
+    if matches!(selection, Selection::All) {
+        let tb = Tablebase::open(db, variant)?;
+        let start = Position::start(variant);
+        let _ = writeln!(out, "the starting position is a {}", tb.value(&start)?);
+    }
+    let _ = out.flush();
+    Ok(())
+}

@@ -1,0 +1,123 @@
+//! A database folder as a whole: the manifest naming its variant, the
+//! sector files it holds, and the temporary files writers leave behind.
+
+use std::fs;
+use std::path::Path;
+
+use super::error::{FileError, ProbeError};
+use super::file::{is_temp_name, write_atomically};
+use crate::index::SectorKey;
+use crate::rules::Variant;
+
+/// Name of the file that records which variant a folder holds.
+pub const MANIFEST: &str = "morris-db.txt";
+
+/// The variant a folder's manifest names; `None` when the folder has no
+/// manifest.
+///
+/// # Errors
+/// An unreadable manifest, or one that is empty, names no known variant, or
+/// gives a fingerprint other than its variant's (the rules changed under a
+/// kept name, or the file was edited).
+pub fn folder_variant(dir: &Path) -> Result<Option<&'static Variant>, ProbeError> {
+    let path = dir.join(MANIFEST);
+    let text = match fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(FileError::Read { path, source }.into()),
+    };
+    let problem = |problem: String| ProbeError::Manifest {
+        path: path.clone(),
+        problem,
+    };
+    let text = String::from_utf8(text).map_err(|_| problem("it is not UTF-8 text".into()))?;
+    if text.trim().is_empty() {
+        return Err(problem(
+            "it is empty (it should name the variant and its fingerprint)".into(),
+        ));
+    }
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string()))
+    };
+    let name = field("variant ").ok_or_else(|| problem("it names no variant".into()))?;
+    let fingerprint =
+        field("fingerprint ").ok_or_else(|| problem("it gives no fingerprint".into()))?;
+    let variant = Variant::by_name(&name)
+        .ok_or_else(|| problem(format!("it names an unknown variant '{name}'")))?;
+    let expected = format!("{:016x}", variant.fingerprint());
+    if fingerprint != expected {
+        return Err(problem(format!(
+            "it names {name}, whose rules have fingerprint {expected}, but gives {fingerprint}: \
+             its files were built for other rules"
+        )));
+    }
+    Ok(Some(variant))
+}
+
+/// Writes the manifest of a new folder for `variant`.
+pub(crate) fn write_manifest(dir: &Path, variant: &Variant) -> Result<(), FileError> {
+    let text = format!(
+        "variant {}\nfingerprint {:016x}\n",
+        variant.name,
+        variant.fingerprint()
+    );
+    write_atomically(&dir.join(MANIFEST), |mut file| {
+        std::io::Write::write_all(&mut file, text.as_bytes())?;
+        Ok(file)
+    })
+}
+
+/// The sectors whose files a folder holds, in order.
+///
+/// # Errors
+/// An unreadable folder.
+pub fn sector_files(dir: &Path) -> Result<Vec<SectorKey>, FileError> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).map_err(FileError::read(dir))? {
+        let name = entry.map_err(FileError::read(dir))?.file_name();
+        if let Some(key) = name
+            .to_str()
+            .and_then(|n| n.strip_suffix(".mdb"))
+            .and_then(|stem| stem.parse::<SectorKey>().ok())
+        {
+            found.push(key);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Removes the temporary files that no writer will finish: those of a
+/// process that has ended (their names carry its id), and the unit's own
+/// (`stems`: its sector files), whose lock the caller holds.
+pub(crate) fn remove_stale_temp_files(dir: &Path, stems: &[String]) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(|e| e.ok()) {
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if !is_temp_name(&name) {
+            continue;
+        }
+        let writer = name
+            .rsplit_once(".tmp.")
+            .and_then(|(_, pid)| pid.parse::<u32>().ok());
+        let ours = stems.iter().any(|s| name.starts_with(&format!("{s}.tmp")));
+        let writer_gone = writer.is_some_and(|pid| {
+            pid != std::process::id()
+                && cfg!(target_os = "linux")
+                && !Path::new(&format!("/proc/{pid}")).exists()
+        });
+        if ours || writer_gone {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether a folder holds any sector file.
+pub(crate) fn has_sector_files(dir: &Path) -> bool {
+    sector_files(dir).is_ok_and(|s| !s.is_empty())
+}

@@ -1,0 +1,46 @@
+//! The solver's own errors. A file that cannot be read or written is the
+//! file layer's [`FileError`], a sector that cannot be probed the probe
+//! layer's [`ProbeError`]; this layer adds what only solving runs into.
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::db::{FileError, ProbeError};
+use crate::index::SectorKey;
+
+/// Why a solve stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    #[error("no memory for the {bytes} bytes of cells of sector {sector}")]
+    OutOfMemory {
+        sector: SectorKey,
+        bytes: u64,
+        #[source]
+        source: io::Error,
+    },
+    #[error("position {position} exceeds the solver's cell: {what}")]
+    CellOverflow { position: String, what: String },
+    #[error(
+        "sector {sector} is not reachable in {variant}; `morris sectors --variant {variant}` lists them"
+    )]
+    UnreachableSector { sector: SectorKey, variant: String },
+    #[error("sector {sector} needs sector {needed}, which is not available")]
+    MissingDependency {
+        sector: SectorKey,
+        needed: SectorKey,
+        #[source]
+        source: ProbeError,
+    },
+    #[error("position {position}: {what} (the finished sectors changed during the solve?)")]
+    Inconsistent { position: String, what: String },
+    #[error("cannot take the lock {}", path.display())]
+    Lock {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    #[error(transparent)]
+    File(#[from] FileError),
+}

@@ -1,0 +1,234 @@
+//! A position's cell before the levels run: its children inside the unit
+//! counted, those outside it valued from the finished sectors.
+
+use super::cells::{DRAW, RESOLVED};
+use super::error::SolveError;
+use super::exits::{Exit, Exits, LastClass, prefetch};
+use super::retrograde::{COUNT_SHIFT, LONG_LOSS, MAX_COUNT, MAX_WIN_BOUND, Unit, WIN_BOUND};
+use crate::db::{Fold, Value};
+use crate::index::{SectorKey, UsClass};
+use crate::rules::{Bitboard, Position};
+
+/// What lets a movement sector's initialisation skip most index lookups:
+/// every slide leads to the mirrored sector, inside the unit, and every
+/// capture to one sector outside it.
+pub(super) struct MovementShortcuts {
+    /// The part holding the children of slides.
+    mirror: usize,
+    /// The exit entry holding the children of captures, when mapped.
+    captures: Option<usize>,
+}
+
+impl MovementShortcuts {
+    pub(super) fn new(
+        sector: SectorKey,
+        part_of: &impl Fn(SectorKey) -> Option<usize>,
+        exits: &Exits,
+    ) -> Option<MovementShortcuts> {
+        if !sector.is_movement() {
+            return None;
+        }
+        let (us, them) = (sector.us_board, sector.them_board);
+        let captured = SectorKey::new(them.checked_sub(1)?, 0, us, 0);
+        Some(MovementShortcuts {
+            mirror: part_of(SectorKey::new(them, 0, us, 0))?,
+            captures: exits.sectors.iter().position(|(s, _, _)| *s == captured),
+        })
+    }
+}
+
+/// [`initial_cell`] for a movement position. A slide's child has the men
+/// `them` to move; when no symmetry fixes them, different slides give
+/// different children, so they are counted without computing their indices.
+pub(super) fn initial_movement_cell(
+    unit: &Unit,
+    pos: &Position,
+    shortcuts: &MovementShortcuts,
+    quiet: &mut Vec<u64>,
+    pending: &mut Vec<(usize, u64)>,
+    captured: &mut Vec<(Bitboard, UsClass)>,
+) -> Result<u16, SolveError> {
+    let (variant, exits, parts) = (unit.variant, &unit.exits, &unit.parts);
+    if variant.static_outcome(pos).is_some() {
+        return Ok(RESOLVED | DRAW); // see `initial_cell`
+    }
+    let board = variant.board;
+    let (us, them) = (pos.us(), pos.them());
+    let mirror = &parts[shortcuts.mirror].index;
+    let symmetric = mirror.us_is_symmetric(them);
+    let removable = variant.removable(them);
+    let empty = board.all() & !(us | them);
+    let flying = variant.flies(us.count(), 0);
+    // A capture leaving fewer than three men wins at once.
+    let capture_wins = them.count() - 1 < 3;
+    quiet.clear();
+    pending.clear();
+    let mut children = Children {
+        any_move: false,
+        inside: 0,
+        outside: Fold::new(),
+    };
+    // The capture children's class per set of men left, looked up once.
+    captured.clear();
+    let mut last = LastClass::default();
+    for from in us {
+        for to in board.moves_from(from, empty, flying) {
+            children.any_move = true;
+            let after = us.without(from).with(to);
+            if removable.is_empty() || !board.closes_mill(after, to) {
+                if symmetric {
+                    quiet.push(mirror.index(them, after));
+                } else {
+                    children.inside += 1;
+                }
+                continue;
+            }
+            if capture_wins {
+                children.outside.add(Value::Loss(0));
+                continue;
+            }
+            for r in removable {
+                let rest = them.without(r);
+                match shortcuts.captures {
+                    Some(entry) => {
+                        let (_, index, file) = &exits.sectors[entry];
+                        let class = match captured.iter().find(|(men, _)| *men == rest) {
+                            Some(&(_, class)) => class,
+                            None => {
+                                let class = index.us_class(rest);
+                                captured.push((rest, class));
+                                class
+                            }
+                        };
+                        let at = index.index_in(&class, after);
+                        prefetch(file.bytes(), at);
+                        pending.push((entry, at));
+                    }
+                    None => {
+                        let child = Position::from_sides(rest, 0, after, 0);
+                        match exits.locate(&child, &mut last)? {
+                            Exit::Known(v) => children.outside.add(v),
+                            Exit::At(entry, at) => pending.push((entry, at)),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for &(entry, at) in pending.iter() {
+        children.outside.add(exits.read(entry, at)?);
+    }
+    if symmetric {
+        quiet.sort_unstable();
+        quiet.dedup();
+        children.inside = quiet.len() as u16;
+    }
+    children.cell(unit, pos)
+}
+
+/// The cell of a position before the levels run.
+pub(super) fn initial_cell(
+    unit: &Unit,
+    pos: &Position,
+    inside: &mut Vec<(usize, u64)>,
+    pending: &mut Vec<(usize, u64)>,
+) -> Result<u16, SolveError> {
+    let (variant, exits, parts) = (unit.variant, &unit.exits, &unit.parts);
+    if variant.static_outcome(pos).is_some() {
+        // Only Morabaraba's full board: sectors hold no side below three men.
+        return Ok(RESOLVED | DRAW);
+    }
+    inside.clear();
+    pending.clear();
+    let mut outside = Fold::new();
+    let mut any_move = false;
+    let mut error = None;
+    let (mut last, mut last_exit) = (LastClass::default(), LastClass::default());
+    variant.for_each_move(pos, |_, child| {
+        any_move = true;
+        let sector = SectorKey::of(&child);
+        if let Some(k) = unit.part_of(sector) {
+            inside.push((k, last.index(k, &parts[k].index, child.us(), child.them())));
+            return;
+        }
+        match exits.locate(&child, &mut last_exit) {
+            Ok(Exit::Known(v)) => outside.add(v),
+            Ok(Exit::At(entry, index)) => pending.push((entry, index)),
+            Err(e) => error = Some(e),
+        }
+    });
+    if let Some(e) = error {
+        return Err(e);
+    }
+    // The prefetched children, read now that their loads are under way.
+    for &(entry, index) in pending.iter() {
+        outside.add(exits.read(entry, index)?);
+    }
+    inside.sort_unstable();
+    inside.dedup();
+    let children = Children {
+        any_move,
+        inside: inside.len() as u16,
+        outside,
+    };
+    children.cell(unit, pos)
+}
+
+/// What initialisation learns of a position's moves.
+struct Children {
+    any_move: bool,
+    /// Distinct children inside the unit.
+    inside: u16,
+    /// The values of the moves leaving the unit.
+    outside: Fold,
+}
+
+impl Children {
+    /// The position's cell before the levels run.
+    fn cell(self, unit: &Unit, pos: &Position) -> Result<u16, SolveError> {
+        let Children {
+            any_move,
+            inside: count,
+            outside,
+        } = self;
+        let (best_win, longest_loss) = (outside.shortest_win(), outside.longest_loss());
+        let draw_outside = outside.has_draw();
+        if !any_move {
+            return Ok(RESOLVED); // blocked: lost in 0
+        }
+        let too_much = |what: String| SolveError::CellOverflow {
+            position: pos.notation(unit.variant.board),
+            what,
+        };
+        if count == 0 {
+            let plies = match (best_win, draw_outside) {
+                (Some(w), _) => w,
+                (None, true) => return Ok(RESOLVED | DRAW),
+                (None, false) => longest_loss,
+            };
+            if plies >= DRAW {
+                return Err(too_much(format!("{plies} plies")));
+            }
+            return Ok(RESOLVED | plies);
+        }
+        match best_win {
+            Some(1) => Ok(RESOLVED | 1),
+            Some(w) if w > MAX_WIN_BOUND => Err(too_much(format!("a win in {w}"))),
+            Some(w) => Ok(WIN_BOUND | w),
+            None => {
+                let count = count + draw_outside as u16;
+                if count > MAX_COUNT {
+                    return Err(too_much(format!("{count} children")));
+                }
+                // A loss's distance is even; a draw outside never lets it lose.
+                debug_assert!(longest_loss % 2 == 0);
+                let loss = match longest_loss / 2 {
+                    _ if draw_outside => 0,
+                    half if half < unit.stored_below => half,
+                    _ => LONG_LOSS,
+                };
+                Ok(count << COUNT_SHIFT | loss)
+            }
+        }
+    }
+}
