@@ -1,8 +1,11 @@
 //! Where a position lives: its sector and its index inside the sector.
 
+mod combinatorics;
 mod indexer;
 mod sector;
 
-pub(crate) use indexer::colex_rank;
-pub use indexer::{SectorIndex, SetClasses, UsBlock, UsClass, binomial, for_each_subset};
+pub(crate) use combinatorics::colex_rank;
+pub use combinatorics::{binomial, for_each_subset};
+pub use indexer::{SectorIndex, SetClasses};
+pub(crate) use indexer::{UsBlock, UsClass};
 pub use sector::{SectorGraph, SectorKey, SectorParseError};

@@ -3,6 +3,8 @@
 //! facts, and the command line.
 
 mod cli;
+mod first_use;
+mod house;
 mod index;
 mod naive;
 mod probe;
