@@ -281,8 +281,18 @@ fn standard() -> &'static Variant {
     Variant::standard()
 }
 
+/// Cases per fuzz test: a few hundred in `cargo test`, more through
+/// `scripts/fuzz.sh` (MORRIS_FUZZ_CASES).
+fn fuzz_cases(default: u32) -> ProptestConfig {
+    let cases = std::env::var("MORRIS_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig::with_cases(cases)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(fuzz_cases(400))]
 
     /// Any text: an error or a position of play, never a panic.
     #[test]
@@ -377,7 +387,7 @@ fn damaged_files_never_give_a_value_or_panic() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(fuzz_cases(64))]
 
     #[test]
     fn random_bytes_and_flips_never_give_a_wrong_value(
