@@ -85,7 +85,7 @@ pub enum Command {
     /// finished sectors are kept, an interrupted unit is solved again; two
     /// solves may share a folder (each unit is solved once, under a lock).
     /// Without a selection, the standard movement sectors with at most 10 men
-    /// (156 M positions: about 50 s on two idle cores, 2 minutes on a busy
+    /// (156 M positions: 20 to 50 s on two idle cores, 2 minutes on a busy
     /// machine). `--all` is the whole game: 26.8e9 positions, about 3 hours
     /// on two cores, 26 GB of disk.
     Solve {

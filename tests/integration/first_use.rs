@@ -51,12 +51,23 @@ fn the_first_session_works_and_a_missing_sector_says_how_big_it_is() {
     let (_dir, db) = small_folder();
     assert!(ok(&["probe", "--db", &db, THREE_THREE, "--line"]).contains("line:"));
     let game = ok(&[
-        "play", "--db", &db, "--human", "none", "--seed", "1", "--from", THREE_THREE,
+        "play",
+        "--db",
+        &db,
+        "--human",
+        "none",
+        "--seed",
+        "1",
+        "--from",
+        THREE_THREE,
     ]);
     assert!(game.contains("has lost") || game.contains("draw"), "{game}");
     let err = fails(&["play", "--db", &db, "--human", "none"], 3);
     assert!(
-        err.contains("0+9-1+8") && err.contains("positions") && err.contains("hours") && err.contains("GB"),
+        err.contains("0+9-1+8")
+            && err.contains("positions")
+            && err.contains("hours")
+            && err.contains("GB"),
         "{err}"
     );
     let help = ok(&["solve", "--help"]);
@@ -86,7 +97,10 @@ fn a_line_that_is_not_utf8_is_one_error_among_answers() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines[1].contains("line 2 is not UTF-8"), "{text}");
-    assert!(lines[0].contains("win") && lines[2].contains("win"), "{text}");
+    assert!(
+        lines[0].contains("win") && lines[2].contains("win"),
+        "{text}"
+    );
 }
 
 /// From a pipe each line is answered before the next one is written.
@@ -110,7 +124,9 @@ fn a_batch_from_a_pipe_answers_each_line_as_it_comes() {
     for _ in 0..3 {
         writeln!(input, "{THREE_THREE}").unwrap();
         input.flush().unwrap();
-        let answer = arrived.recv_timeout(Duration::from_secs(30)).expect("answered");
+        let answer = arrived
+            .recv_timeout(Duration::from_secs(30))
+            .expect("answered");
         assert!(answer.contains("\"wdl\":\"win\""), "{answer}");
     }
     drop(input);
@@ -138,9 +154,15 @@ fn a_huge_bad_line_gets_a_short_answer() {
 fn a_solve_into_a_closed_pipe_finishes() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
-    let script = r#""$0" solve --db "$1" --max-men 7 2>&1 | head -c 1 >/dev/null; echo "${PIPESTATUS[0]}""#;
+    let script =
+        r#""$0" solve --db "$1" --max-men 7 2>&1 | head -c 1 >/dev/null; echo "${PIPESTATUS[0]}""#;
     let out = Command::new("bash")
-        .args(["-c", script, env!("CARGO_BIN_EXE_morris"), db.to_str().unwrap()])
+        .args([
+            "-c",
+            script,
+            env!("CARGO_BIN_EXE_morris"),
+            db.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
@@ -168,7 +190,10 @@ fn a_damaged_index_is_named_worked_around_and_rewritten() {
     assert_eq!(err.matches("index-3-4.idx").count(), 1, "{err}");
     for check in ["verify", "stats"] {
         let err = fails(&[check, "--db", &db], 3);
-        assert!(err.contains("index-3-4.idx") && !err.contains("3-4.mdb is"), "{check}: {err}");
+        assert!(
+            err.contains("index-3-4.idx") && !err.contains("3-4.mdb is"),
+            "{check}: {err}"
+        );
     }
     let (code, _, err) = run(&["solve", "--db", &db, "--max-men", "7"]);
     assert_eq!(code, 0, "{err}");
@@ -231,12 +256,20 @@ fn a_failed_write_leaves_no_temporary_file() {
     let db = dir.path().join("db");
     let script = r#"trap "" XFSZ; ulimit -f 64; exec "$0" solve --db "$1" --sectors 3-3 --quiet"#;
     let out = Command::new("bash")
-        .args(["-c", script, env!("CARGO_BIN_EXE_morris"), db.to_str().unwrap()])
+        .args([
+            "-c",
+            script,
+            env!("CARGO_BIN_EXE_morris"),
+            db.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("cannot write") && err.contains("3-3.mdb"), "{err}");
+    assert!(
+        err.contains("cannot write") && err.contains("3-3.mdb"),
+        "{err}"
+    );
     let names: Vec<String> = std::fs::read_dir(&db)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
@@ -252,7 +285,10 @@ fn a_bad_manifest_is_named() {
     let saved = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, "").unwrap();
     let err = fails(&["probe", "--db", &db, THREE_THREE], 3);
-    assert!(err.contains("morris-db.txt") && err.contains("empty"), "{err}");
+    assert!(
+        err.contains("morris-db.txt") && err.contains("empty"),
+        "{err}"
+    );
     std::fs::write(&manifest, saved.replace("standard", "six")).unwrap();
     let err = fails(&["probe", "--db", &db, THREE_THREE], 3);
     assert!(err.contains("fingerprint"), "{err}");
