@@ -156,7 +156,14 @@ fn a_solve_into_a_closed_pipe_finishes() {
     let db = dir.path().join("db");
     let script =
         r#""$0" solve --db "$1" --max-men 7 2>&1 | head -c 1 >/dev/null; echo "${PIPESTATUS[0]}""#;
-    let out = Command::new("bash")
+    let out = bash(script, &db);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+    assert!(db.join("3-4.mdb").exists() && db.join("4-3.mdb").exists());
+}
+
+/// Runs a bash `script` with `$0` the morris binary and `$1` the folder `db`.
+fn bash(script: &str, db: &Path) -> std::process::Output {
+    Command::new("bash")
         .args([
             "-c",
             script,
@@ -164,9 +171,7 @@ fn a_solve_into_a_closed_pipe_finishes() {
             db.to_str().unwrap(),
         ])
         .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
-    assert!(db.join("3-4.mdb").exists() && db.join("4-3.mdb").exists());
+        .unwrap()
 }
 
 fn flip(path: &Path, at: usize) {
@@ -255,15 +260,7 @@ fn a_failed_write_leaves_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     let script = r#"trap "" XFSZ; ulimit -f 64; exec "$0" solve --db "$1" --sectors 3-3 --quiet"#;
-    let out = Command::new("bash")
-        .args([
-            "-c",
-            script,
-            env!("CARGO_BIN_EXE_morris"),
-            db.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let out = bash(script, &db);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(

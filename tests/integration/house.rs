@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use morris::db::{Header, write_sector};
 use morris::index::SectorKey;
-use morris::{Bitboard, Color, Position, ProbeError, Selection, SolveOptions, Tablebase, Variant};
+use morris::{Bitboard, Color, Position, ProbeError, Selection, Tablebase, Variant};
 use proptest::prelude::*;
+
+use crate::solver::solve_into;
 
 fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -74,18 +76,6 @@ fn the_layers_and_sizes_hold() {
         !lib.contains("mod cli"),
         "the command line is not part of the library"
     );
-}
-
-fn solve_into(dir: &Path, variant: &'static Variant, selection: Selection) {
-    morris::solve(
-        &SolveOptions {
-            db: dir.to_path_buf(),
-            variant,
-            selection,
-        },
-        &|_| {},
-    )
-    .unwrap();
 }
 
 /// A position built through the library with overlapping men, a man off the

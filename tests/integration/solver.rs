@@ -14,7 +14,7 @@ fn v(name: &str) -> &'static Variant {
     Variant::by_name(name).unwrap()
 }
 
-fn solve_into(dir: &Path, variant: &'static Variant, selection: Selection) {
+pub fn solve_into(dir: &Path, variant: &'static Variant, selection: Selection) {
     solve(
         &SolveOptions {
             db: dir.to_path_buf(),
