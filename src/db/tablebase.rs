@@ -270,11 +270,17 @@ impl Tablebase {
 
     /// The mapped file of a sector with its index.
     fn mapped(&self, sector: SectorKey) -> Result<Mapped, ProbeError> {
+        self.mapped_if_present(sector)?
+            .ok_or_else(|| self.missing(sector))
+    }
+
+    /// [`Tablebase::mapped`], `None` when the folder has no file for the sector.
+    fn mapped_if_present(&self, sector: SectorKey) -> Result<Option<Mapped>, ProbeError> {
         let slot = {
             let files = self.files.read().unwrap_or_else(|e| e.into_inner());
             match files.get(&sector) {
                 Some(slot) => match slot.mapped.get() {
-                    Some(m) => return Ok(m.clone()),
+                    Some(m) => return Ok(Some(m.clone())),
                     None => slot.clone(),
                 },
                 None => {
@@ -290,17 +296,18 @@ impl Tablebase {
         };
         let _opening = slot.opening.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = slot.mapped.get() {
-            return Ok(m.clone());
+            return Ok(Some(m.clone()));
         }
-        let mapped = self.map_sector(sector)?;
-        Ok(slot.mapped.get_or_init(|| mapped).clone())
-    }
-
-    fn map_sector(&self, sector: SectorKey) -> Result<Mapped, ProbeError> {
         let path = self.path(sector);
         if !path.is_file() {
-            return Err(self.missing(sector));
+            return Ok(None);
         }
+        let mapped = self.map_sector(sector, &path)?;
+        Ok(Some(slot.mapped.get_or_init(|| mapped).clone()))
+    }
+
+    fn map_sector(&self, sector: SectorKey, path: &Path) -> Result<Mapped, ProbeError> {
+        let path = path.to_path_buf();
         let (us, them) = (sector.us_board, sector.them_board);
         let index_path = self.dir.join(index_file_name(us, them));
         if self.scattered {
@@ -403,16 +410,13 @@ impl Tablebase {
             None => {}
         }
         let sector = SectorKey::of(pos);
-        let (file, index) = match self.mapped(sector) {
-            Ok(m) => m,
-            Err(e @ ProbeError::MissingSector { .. }) => {
-                // A blocked side has lost without any file.
-                return match self.variant.outcome(pos) {
-                    Some(Outcome::Lost) => Ok(Value::Loss(0)),
-                    _ => Err(e),
-                };
-            }
-            Err(e) => return Err(e),
+        let Some((file, index)) = self.mapped_if_present(sector)? else {
+            // A blocked side has lost without any file; otherwise the error
+            // says how big a job building the sector is.
+            return match self.variant.outcome(pos) {
+                Some(Outcome::Lost) => Ok(Value::Loss(0)),
+                _ => Err(self.missing(sector)),
+            };
         };
         file.value(index.index(self, pos))
             .map_err(|source| self.damaged(sector, Some(pos), source))
