@@ -1,5 +1,6 @@
 //! What the solver and the benchmarks ask of the system (Linux, where it
-//! answers): memory in use, the processor's name, returning freed memory.
+//! answers): memory in use, the processor's name, returning freed memory,
+//! and the processor's prefetch.
 
 /// Resident anonymous memory of this process (Linux: `RssAnon`), which
 /// leaves out the mapped database files.
@@ -44,4 +45,24 @@ pub(crate) fn release_free_memory() {
         }
         malloc_trim(0);
     }
+}
+
+/// Asks the processor to start loading `items[at]` (nothing past the end).
+#[inline]
+pub(crate) fn prefetch<T>(items: &[T], at: u64) {
+    if let Some(item) = items.get(at as usize) {
+        prefetch_item(item);
+    }
+}
+
+/// Asks the processor to start loading `item`.
+#[inline]
+pub(crate) fn prefetch_item<T>(item: &T) {
+    // SAFETY: a prefetch has no effect on memory; the address is a reference's.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            item as *const T as *const i8,
+        )
+    };
 }

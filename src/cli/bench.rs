@@ -12,6 +12,7 @@ use super::solve::names;
 use morris::db::{file_name, sector_files};
 use morris::index::{SectorGraph, SectorIndex, SectorKey};
 use morris::system::{cpu_name, peak_resident_memory};
+use morris::verify::{Check, verify_sector};
 use morris::{Bitboard, Position, Selection, SolveOptions, Tablebase, Variant, solve};
 
 pub fn bench(
@@ -19,6 +20,7 @@ pub fn bench(
     variant: &'static Variant,
     max_men: u32,
     threads: usize,
+    verify: bool,
 ) -> Result<()> {
     index_speed(out, variant)?;
     let dir = tempfile_dir()?;
@@ -32,6 +34,7 @@ pub fn bench(
         &|_| {},
     )?;
     let elapsed = started.elapsed().as_secs_f64();
+    let mut solved_units = summary.units.clone();
     writeln!(out, "machine: {} threads used, {}", threads, cpu_name())?;
     writeln!(
         out,
@@ -98,34 +101,98 @@ pub fn bench(
         movement_positions(variant),
         movement_positions(variant) as f64 / rate / 3600.0
     )?;
-    // The placement sectors of the last man in hand, whose successors are
-    // the movement sectors just solved: the one-pass placement solver.
+    solved_units.extend(bench_placement(out, variant, max_men, &dir)?);
+    if verify {
+        verify_beside_solve(
+            out,
+            &Tablebase::open(&dir, variant)?.reading_whole_files(),
+            &solved_units,
+        )?;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// The placement sectors of the last man in hand, whose successors are the
+/// movement sectors just solved in `dir`: the one-pass placement solver's
+/// rate. Returns the units it solved.
+fn bench_placement(
+    out: &mut dyn Write,
+    variant: &'static Variant,
+    max_men: u32,
+    dir: &std::path::Path,
+) -> Result<Vec<(Vec<SectorKey>, u64, std::time::Duration)>> {
     let placement: Vec<SectorKey> = SectorGraph::reachable(variant)
         .sectors()
         .filter(|s| s.us_hand == 1 && s.them_hand == 0 && s.men_on_board() < max_men)
         .collect();
-    if !placement.is_empty() {
+    if placement.is_empty() {
+        return Ok(Vec::new());
+    }
+    let started = Instant::now();
+    let summary = solve(
+        &SolveOptions {
+            db: dir.to_path_buf(),
+            variant,
+            selection: Selection::Sectors(placement.clone()),
+        },
+        &|_| {},
+    )?;
+    let elapsed = started.elapsed().as_secs_f64();
+    writeln!(
+        out,
+        "placement: {} sectors with one man in hand ({} to {}), {} positions in {elapsed:.2} s: {:.0} positions/s",
+        placement.len(),
+        placement[0],
+        placement[placement.len() - 1],
+        summary.positions_solved,
+        summary.positions_solved as f64 / elapsed
+    )?;
+    Ok(summary.units)
+}
+
+/// `bench --verify`: each solved unit checked again with `verify` (checksums
+/// and every value from its children), its rate beside the solver's.
+fn verify_beside_solve(
+    out: &mut dyn Write,
+    tablebase: &Tablebase,
+    units: &[(Vec<SectorKey>, u64, std::time::Duration)],
+) -> Result<()> {
+    writeln!(
+        out,
+        "{:<12} {:>12} {:>10} {:>12} {:>10} {:>12}",
+        "unit", "positions", "solve s", "solve M/s", "verify s", "verify M/s"
+    )?;
+    let (mut solve_total, mut verify_total, mut positions) = (0.0, 0.0, 0u64);
+    for (unit, n, solve_time) in units {
         let started = Instant::now();
-        let summary = solve(
-            &SolveOptions {
-                db: dir.clone(),
-                variant,
-                selection: Selection::Sectors(placement.clone()),
-            },
-            &|_| {},
-        )?;
-        let elapsed = started.elapsed().as_secs_f64();
+        for &sector in unit {
+            let checked = verify_sector(tablebase, sector, Check::All, 1)?;
+            if checked.total_mismatches > 0 {
+                bail!(
+                    "{sector}: {} values do not follow from their children",
+                    checked.total_mismatches
+                );
+            }
+        }
+        let (solve_s, verify_s) = (solve_time.as_secs_f64(), started.elapsed().as_secs_f64());
         writeln!(
             out,
-            "placement: {} sectors with one man in hand ({} to {}), {} positions in {elapsed:.2} s: {:.0} positions/s",
-            placement.len(),
-            placement[0],
-            placement[placement.len() - 1],
-            summary.positions_solved,
-            summary.positions_solved as f64 / elapsed
+            "{:<12} {n:>12} {solve_s:>10.3} {:>12.2} {verify_s:>10.3} {:>12.2}",
+            names(unit),
+            *n as f64 / solve_s.max(1e-9) / 1e6,
+            *n as f64 / verify_s.max(1e-9) / 1e6,
         )?;
+        solve_total += solve_s;
+        verify_total += verify_s;
+        positions += n;
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    writeln!(
+        out,
+        "all: {positions} positions, solve {solve_total:.2} s ({:.2} M/s), verify {verify_total:.2} s ({:.2} M/s)",
+        positions as f64 / solve_total.max(1e-9) / 1e6,
+        positions as f64 / verify_total.max(1e-9) / 1e6,
+    )?;
     Ok(())
 }
 

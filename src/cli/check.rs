@@ -8,7 +8,7 @@ use anyhow::Result;
 use morris::Tablebase;
 use morris::db::{SectorStats, sector_files};
 use morris::index::{SectorGraph, SectorKey};
-use morris::verify::verify_sector;
+use morris::verify::{Check, verify_sector};
 
 /// Stored values that do not follow from their children.
 #[derive(Debug, thiserror::Error)]
@@ -98,40 +98,67 @@ fn write_stats_table(out: &mut dyn Write, stats: &[SectorStats]) -> Result<()> {
     Ok(())
 }
 
-/// Verifies the sectors `only` names, or every sector file of the folder.
-pub fn verify(out: &mut dyn Write, tablebase: &Tablebase, only: &[SectorKey]) -> Result<()> {
+/// Verifies the sectors `only` names, or every sector file of the folder,
+/// with the time and rate of each and of all.
+pub fn verify(
+    out: &mut dyn Write,
+    tablebase: &Tablebase,
+    only: &[SectorKey],
+    how: Check,
+) -> Result<()> {
     let variant = tablebase.variant();
-    let mut bad = 0u64;
     let sectors = if only.is_empty() {
         sector_files(tablebase.dir())?
     } else {
         only.to_vec()
     };
+    let started = Instant::now();
+    let (mut bad, mut positions) = (0u64, 0u64);
     for &sector in &sectors {
-        let started = Instant::now();
-        let (mismatches, total) = verify_sector(tablebase, sector, 5)?;
+        let sector_started = Instant::now();
+        let checked = verify_sector(tablebase, sector, how, 5)?;
+        let seconds = sector_started.elapsed().as_secs_f64();
         writeln!(
             out,
-            "{sector}: {} in {:.2?}",
-            if total == 0 {
-                "ok".to_string()
-            } else {
-                format!("{total} MISMATCHES")
+            "{sector}: {} ({} positions{} in {seconds:.2} s, {:.2} M/s)",
+            match checked.total_mismatches {
+                0 => "ok".to_string(),
+                n => format!("{n} MISMATCHES"),
             },
-            started.elapsed()
+            checked.positions,
+            if matches!(how, Check::Sample { .. }) {
+                " sampled"
+            } else {
+                ""
+            },
+            checked.positions as f64 / seconds.max(1e-9) / 1e6,
         )?;
-        for m in mismatches {
+        for m in &checked.mismatches {
             writeln!(
                 out,
-                "  index {}: {} stored {}, its children give {}",
+                "  {} index {}: {} stored {}, its children give {}",
+                m.sector,
                 m.index,
                 m.position.notation(variant.board),
                 m.stored,
                 m.recomputed
             )?;
         }
-        bad += total;
+        bad += checked.total_mismatches;
+        positions += checked.positions;
     }
+    let seconds = started.elapsed().as_secs_f64();
+    writeln!(
+        out,
+        "checked {positions} positions of {} sectors in {seconds:.1} s ({:.2} M positions/s): {}",
+        sectors.len(),
+        positions as f64 / seconds.max(1e-9) / 1e6,
+        if bad == 0 {
+            "all agree with their children".to_string()
+        } else {
+            format!("{bad} mismatches")
+        }
+    )?;
     if bad > 0 {
         return Err(Mismatches(bad).into());
     }

@@ -127,6 +127,17 @@ pub enum Command {
         /// Only these sectors, e.g. 8-7,7-8 (their children are read, not checked).
         #[arg(long, value_delimiter = ',')]
         sectors: Vec<SectorKey>,
+        /// Check N positions per sector drawn at random (after the checksums),
+        /// for a look at a large database in minutes.
+        #[arg(long, value_name = "N", conflicts_with = "oracle")]
+        sample: Option<u64>,
+        /// Seed of --sample: the same seed checks the same positions.
+        #[arg(long, default_value_t = 1, requires = "sample")]
+        seed: u64,
+        /// Recompute through the simple checker (about 0.16 M positions/s),
+        /// the oracle the fast one is tested against.
+        #[arg(long)]
+        oracle: bool,
     },
     /// The value of positions from a database, and every legal move with the
     /// value it leads to, best first (fastest wins, draws, longest losses).
@@ -192,6 +203,10 @@ pub enum Command {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Also verify every solved unit and print its verify rate beside
+        /// its solve rate.
+        #[arg(long, conflicts_with = "probe")]
+        verify: bool,
     },
 }
 
@@ -289,18 +304,30 @@ pub fn run(cli: Cli) -> Result<()> {
             play::play(out, &mut stdin.lock(), &tablebase, start, &options)
         }
         Command::Stats { db, tsv } => check::stats(out, &open_whole(&db.db, explicit)?, tsv),
-        Command::Verify { db, sectors } => {
-            check::verify(out, &open_whole(&db.db, explicit)?, &sectors)
+        Command::Verify {
+            db,
+            sectors,
+            sample,
+            seed,
+            oracle,
+        } => {
+            let how = match (sample, oracle) {
+                (Some(count), _) => morris::verify::Check::Sample { count, seed },
+                (None, true) => morris::verify::Check::Oracle,
+                (None, false) => morris::verify::Check::All,
+            };
+            check::verify(out, &open_whole(&db.db, explicit)?, &sectors, how)
         }
         Command::Bench {
             max_men,
             probe,
             threads,
+            verify,
         } => {
             let threads = set_threads(threads)?;
             match probe {
                 Some(db) => bench::bench_probe(out, &open(&db, explicit)?),
-                None => bench::bench(out, plain, max_men, threads),
+                None => bench::bench(out, plain, max_men, threads, verify),
             }
         }
     };

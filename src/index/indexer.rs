@@ -449,6 +449,26 @@ impl SectorIndex {
         block.class.offset + combination_rank(Bitboard(base | block.lanes[point as usize]))
     }
 
+    /// [`SectorIndex::index_in_block`] for any move of the shared set's
+    /// side: `them` is the shared set whose `base` is given with `from` (if
+    /// any) left and `to` added (a slide, a flight or a placement).
+    #[inline]
+    pub(crate) fn index_in_block_after(
+        &self,
+        block: &UsBlock,
+        base: u32,
+        them: Bitboard,
+        from: Option<Point>,
+        to: Point,
+    ) -> u64 {
+        debug_assert!(them.contains(to));
+        if block.class.stabilizer != 1 {
+            return self.index_in(&block.class, them);
+        }
+        let left = from.map_or(base, |f| base & !block.lanes[f as usize]);
+        block.class.offset + combination_rank(Bitboard(left | block.lanes[to as usize]))
+    }
+
     /// The indices of the positions whose side to move has the men of `class`.
     pub(crate) fn class_range(&self, class: &UsClass) -> std::ops::Range<u64> {
         self.offsets[class.class as usize]..self.offsets[class.class as usize + 1]

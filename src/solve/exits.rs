@@ -7,6 +7,7 @@ use super::error::SolveError;
 use crate::db::{ProbeError, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsClass};
 use crate::rules::{Bitboard, Position, Variant};
+use crate::system::prefetch;
 
 /// The finished sectors that moves leaving a unit lead to, mapped once with
 /// their indices, so the inner loop takes no lock.
@@ -116,24 +117,4 @@ impl LastClass {
 pub(super) enum Exit {
     Known(Value),
     At(usize, u64),
-}
-
-/// Asks the processor to start loading `items[at]`.
-#[inline]
-pub(super) fn prefetch<T>(items: &[T], at: u64) {
-    if let Some(item) = items.get(at as usize) {
-        prefetch_item(item);
-    }
-}
-
-/// Asks the processor to start loading `item`.
-#[inline]
-pub(super) fn prefetch_item<T>(item: &T) {
-    // SAFETY: a prefetch has no effect on memory; the address is a reference's.
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            item as *const T as *const i8,
-        )
-    };
 }

@@ -3,11 +3,12 @@
 
 use super::cells::{DRAW, RESOLVED};
 use super::error::SolveError;
-use super::exits::{Exit, Exits, LastClass, prefetch};
+use super::exits::{Exit, Exits, LastClass};
 use super::retrograde::{COUNT_SHIFT, LONG_LOSS, MAX_COUNT, MAX_WIN_BOUND, Unit, WIN_BOUND};
 use crate::db::{Fold, Value};
 use crate::index::{SectorKey, UsClass};
 use crate::rules::{Bitboard, Position};
+use crate::system::prefetch;
 
 /// What lets a movement sector's initialisation skip most index lookups:
 /// every slide leads to the mirrored sector, inside the unit, and every

@@ -26,12 +26,13 @@ use super::cells::{
     CELLS_PER_WORD, Cells, DISTANCE, DRAW, LOW_BITS, RESOLVED, SolvedSector, has_zero_cell,
 };
 use super::error::SolveError;
-use super::exits::{Exit, Exits, LastClass, prefetch_item};
+use super::exits::{Exit, Exits, LastClass};
 use super::initial::{MovementShortcuts, initial_cell, initial_movement_cell};
 use super::wake::{WAKE_RUN, Wake, WakeLevels};
 use crate::db::{Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey};
 use crate::rules::{Position, Variant};
+use crate::system::prefetch_item;
 
 /// An unresolved cell that wins through a move leaving the unit.
 pub(super) const WIN_BOUND: u16 = 0x400;

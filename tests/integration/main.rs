@@ -10,3 +10,4 @@ mod naive;
 mod probe;
 mod rules;
 mod solver;
+mod verify;

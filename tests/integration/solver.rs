@@ -4,7 +4,7 @@ use morris::Variant;
 use morris::db::{Tablebase, Value};
 use morris::index::{SectorGraph, SectorIndex, SectorKey};
 use morris::solve::{Selection, SolveOptions, solve};
-use morris::verify::verify_sector;
+use morris::verify::{Check, verify_sector};
 
 use rayon::prelude::*;
 
@@ -148,8 +148,16 @@ fn standard_3_3_reproduces_gasser() {
     }
     assert_eq!((wins, losses, draws), (140_621, 28_736, 269));
     assert_eq!(longest_loss, 26);
-    let (mismatches, total) = verify_sector(&tb, SectorKey::movement(3, 3), 3).unwrap();
-    assert_eq!(total, 0, "{:?}", mismatches.first().map(|m| m.position));
+    for check in [Check::All, Check::Oracle] {
+        let checked = verify_sector(&tb, SectorKey::movement(3, 3), check, 3).unwrap();
+        assert_eq!(checked.positions, 169_626);
+        assert_eq!(
+            checked.total_mismatches,
+            0,
+            "{:?}",
+            checked.mismatches.first()
+        );
+    }
 }
 
 /// 3-3 and every placement sector with three men a side in all.

@@ -1,0 +1,148 @@
+//! The fast forward check against the simple one (its oracle), on correct
+//! files and on files with planted wrong values whose checksums were made
+//! to match, so that only the forward check can catch them.
+
+use std::path::Path;
+
+use morris::db::{SectorFile, Value, sector_files, write_sector};
+use morris::index::SectorKey;
+use morris::verify::{Check, Checked, verify_sector};
+use morris::{Selection, Tablebase, Variant};
+
+use crate::solver::solve_into;
+
+fn indices(checked: &Checked) -> Vec<u64> {
+    let mut found: Vec<u64> = checked.mismatches.iter().map(|m| m.index).collect();
+    found.sort_unstable();
+    found
+}
+
+/// Rewrites `sector`'s file with `change` applied to its values, checksums
+/// recomputed: the file passes every checksum.
+fn plant(
+    dir: &Path,
+    sector: SectorKey,
+    mut change: impl FnMut(u64, Value) -> Option<Value>,
+) -> Vec<u64> {
+    let path = dir.join(format!("{sector}.mdb"));
+    let file = SectorFile::open(&path, false).unwrap();
+    let header = file.header.clone();
+    let mut bytes = file.bytes().to_vec();
+    let mut planted = Vec::new();
+    for (i, b) in bytes.iter_mut().enumerate() {
+        let value = file.value(i as u64).unwrap();
+        if let Some(new) = change(i as u64, value) {
+            *b = new.to_byte();
+            planted.push(i as u64);
+        }
+    }
+    drop(file);
+    std::fs::remove_file(&path).unwrap();
+    write_sector(dir, header, |sink| sink(&bytes), &[]).unwrap();
+    planted
+}
+
+/// Every sector of the whole of six and the standard movement sectors up
+/// to 7 men (8 in the long run below): the fast check and the oracle both
+/// find nothing in the files as solved, and the same mismatches, the planted
+/// ones among them, in files with a win shortened by two plies, a draw
+/// turned into a win and a loss turned into a draw.
+#[test]
+fn the_fast_check_agrees_with_the_oracle() {
+    fast_check_agrees_with_the_oracle(&[
+        ("six", Selection::All, SectorKey::movement(4, 4)),
+        ("standard", Selection::MaxMen(7), SectorKey::movement(3, 3)),
+    ]);
+}
+
+/// The same on the standard movement sectors up to 8 men (the oracle takes
+/// a minute or two here): `scripts/oracle.sh`.
+#[test]
+#[ignore]
+fn the_fast_check_agrees_with_the_oracle_up_to_8_men() {
+    fast_check_agrees_with_the_oracle(&[(
+        "standard",
+        Selection::MaxMen(8),
+        SectorKey::movement(4, 4),
+    )]);
+}
+
+fn fast_check_agrees_with_the_oracle(cases: &[(&str, Selection, SectorKey)]) {
+    for (name, selection, planted_in) in cases.iter().cloned() {
+        let variant = Variant::by_name(name).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        solve_into(dir.path(), variant, selection);
+        let tb = Tablebase::open(dir.path(), variant).unwrap();
+        for sector in sector_files(dir.path()).unwrap() {
+            let fast = verify_sector(&tb, sector, Check::All, 10).unwrap();
+            let oracle = verify_sector(&tb, sector, Check::Oracle, 10).unwrap();
+            assert_eq!(
+                fast.total_mismatches,
+                0,
+                "{name} {sector}: {:?}",
+                fast.mismatches.first()
+            );
+            assert_eq!(oracle.total_mismatches, 0, "{name} {sector}");
+            assert_eq!(fast.positions, oracle.positions, "{name} {sector}");
+        }
+        drop(tb);
+        // One of each kind of wrong value, at the first place it can go.
+        let (mut win, mut draw, mut loss) = (false, false, false);
+        let planted = plant(dir.path(), planted_in, |_, v| match v {
+            Value::Win(n) if n >= 3 && !win => {
+                win = true;
+                Some(Value::Win(n - 2))
+            }
+            _ => None,
+        });
+        let planted_draw = plant(dir.path(), planted_in, |_, v| match v {
+            Value::Draw if !draw => {
+                draw = true;
+                Some(Value::Win(1))
+            }
+            _ => None,
+        });
+        let planted_loss = plant(dir.path(), planted_in, |_, v| match v {
+            Value::Loss(n) if n > 0 && !loss => {
+                loss = true;
+                Some(Value::Draw)
+            }
+            _ => None,
+        });
+        let tb = Tablebase::open(dir.path(), variant).unwrap();
+        tb.verify_checksum(planted_in).expect("the checksums pass");
+        let fast = verify_sector(&tb, planted_in, Check::All, 100_000).unwrap();
+        let oracle = verify_sector(&tb, planted_in, Check::Oracle, 100_000).unwrap();
+        assert_eq!(indices(&fast), indices(&oracle), "{name}");
+        assert_eq!(fast.total_mismatches, oracle.total_mismatches);
+        for i in planted.iter().chain(&planted_draw).chain(&planted_loss) {
+            assert!(
+                indices(&fast).contains(i),
+                "{name}: planted value at {i} not caught"
+            );
+        }
+        assert_eq!(planted.len() + planted_draw.len() + planted_loss.len(), 3);
+    }
+}
+
+/// `verify --sample` checks the positions its seed draws: the same seed the
+/// same ones, another seed others.
+#[test]
+fn samples_are_reproducible_for_a_seed() {
+    let variant = Variant::by_name("six").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), variant, Selection::MaxMen(8));
+    let sector = SectorKey::movement(4, 4);
+    // Every 7th draw turned into a win: plenty for a sample to hit.
+    plant(dir.path(), sector, |i, v| {
+        (v == Value::Draw && i % 7 == 0).then_some(Value::Win(1))
+    });
+    let tb = Tablebase::open(dir.path(), variant).unwrap();
+    let sample =
+        |seed| verify_sector(&tb, sector, Check::Sample { count: 2000, seed }, 10_000).unwrap();
+    let (a, b, c) = (sample(1), sample(1), sample(2));
+    assert_eq!(a.positions, 2000);
+    assert!(a.total_mismatches > 0);
+    assert_eq!(indices(&a), indices(&b));
+    assert_ne!(indices(&a), indices(&c));
+}
