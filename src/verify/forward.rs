@@ -211,7 +211,8 @@ impl<'a> Forward<'a> {
         blocks.next_position();
         let us = pos.us();
         self.variant.for_each_move(pos, |play, child| {
-            if error.is_some() {
+            // Nothing beats winning at once: the rest cannot change the value.
+            if error.is_some() || fold.shortest_win() == Some(1) {
                 return;
             }
             let kind = self.kinds[play.from.is_none() as usize][play.remove.is_some() as usize];
