@@ -146,3 +146,32 @@ fn samples_are_reproducible_for_a_seed() {
     assert_eq!(indices(&a), indices(&b));
     assert_ne!(indices(&a), indices(&c));
 }
+
+/// The published counts of an independent solver (`data/published-movement-wdl.tsv`)
+/// for the rows a small folder holds: the standard movement sectors up to 8 men.
+/// `scripts/compare-published.sh` compares a whole folder.
+#[test]
+fn movement_counts_agree_with_the_published_ones() {
+    let variant = Variant::standard();
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), variant, Selection::MaxMen(8));
+    let tb = Tablebase::open(dir.path(), variant).unwrap();
+    let published = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/published-movement-wdl.tsv"
+    ))
+    .unwrap();
+    let mut compared = 0;
+    for line in published.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let sector: SectorKey = f[0].parse().unwrap();
+        if !tb.has_sector(sector) {
+            continue;
+        }
+        let s = tb.sector_stats(sector).unwrap();
+        let counts: Vec<u64> = f[1..4].iter().map(|n| n.parse().unwrap()).collect();
+        assert_eq!(vec![s.wins, s.losses, s.draws], counts, "{sector}");
+        compared += 1;
+    }
+    assert_eq!(compared, 6, "3-3, 3-4, 4-3, 3-5, 5-3 and 4-4");
+}
