@@ -14,7 +14,7 @@ step() { echo "== $(date -u +%FT%TZ) $*"; }
 step "solve --all into $db"
 /usr/bin/time -v "$morris" solve --all --db "$db" 2> >(tee -a "$db.solve.log" >&2)
 step "verify every sector"
-/usr/bin/time -v "$morris" verify --db "$db" | tee "$db.verify.log"
+/usr/bin/time -v "$morris" verify --db "$db" --resume | tee -a "$db.verify.log"
 step "per-sector table"
 "$morris" stats --db "$db" --tsv > data/standard-sectors.tsv
 wc -l data/standard-sectors.tsv

@@ -3,12 +3,31 @@
 use std::io::Write;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use morris::Tablebase;
 use morris::db::{SectorStats, sector_files};
 use morris::index::{SectorGraph, SectorKey};
 use morris::verify::{Check, verify_sector};
+
+/// The record of `verify --resume`: one line per sector that passed a full
+/// check, `SECTOR CHECKSUM` (the file's body checksum, so a rewritten file
+/// is checked again).
+const VERIFIED: &str = "morris-verified.txt";
+
+fn read_verified(path: &std::path::Path) -> Vec<(SectorKey, u64)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (sector, sum) = l.split_once(' ')?;
+            Some((
+                sector.parse().ok()?,
+                u64::from_str_radix(sum.trim(), 16).ok()?,
+            ))
+        })
+        .collect()
+}
 
 /// Stored values that do not follow from their children.
 #[derive(Debug, thiserror::Error)]
@@ -105,6 +124,7 @@ pub fn verify(
     tablebase: &Tablebase,
     only: &[SectorKey],
     how: Check,
+    resume: bool,
 ) -> Result<()> {
     let variant = tablebase.variant();
     let sectors = if only.is_empty() {
@@ -113,8 +133,20 @@ pub fn verify(
         only.to_vec()
     };
     let started = Instant::now();
-    let (mut bad, mut positions) = (0u64, 0u64);
+    let (mut bad, mut positions, mut skipped) = (0u64, 0u64, 0usize);
+    let record = tablebase.dir().join(VERIFIED);
+    let passed = if resume {
+        read_verified(&record)
+    } else {
+        Vec::new()
+    };
     for &sector in &sectors {
+        let checksum = tablebase.sector(sector)?.header.checksum;
+        if passed.contains(&(sector, checksum)) {
+            writeln!(out, "{sector}: ok (checked before, {})", VERIFIED)?;
+            skipped += 1;
+            continue;
+        }
         let sector_started = Instant::now();
         let checked = verify_sector(tablebase, sector, how, 5)?;
         let seconds = sector_started.elapsed().as_secs_f64();
@@ -146,13 +178,25 @@ pub fn verify(
         }
         bad += checked.total_mismatches;
         positions += checked.positions;
+        if resume && checked.total_mismatches == 0 {
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&record)
+                .with_context(|| format!("cannot write {}", record.display()))?;
+            writeln!(file, "{sector} {checksum:016x}")?;
+        }
     }
     let seconds = started.elapsed().as_secs_f64();
     writeln!(
         out,
-        "checked {positions} positions of {} sectors in {seconds:.1} s ({:.2} M positions/s): {}",
-        sectors.len(),
+        "checked {positions} positions of {} sectors in {seconds:.1} s ({:.2} M positions/s){}: {}",
+        sectors.len() - skipped,
         positions as f64 / seconds.max(1e-9) / 1e6,
+        match skipped {
+            0 => String::new(),
+            n => format!(", {n} sectors checked before"),
+        },
         if bad == 0 {
             "all agree with their children".to_string()
         } else {

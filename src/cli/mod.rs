@@ -138,6 +138,12 @@ pub enum Command {
         /// the oracle the fast one is tested against.
         #[arg(long)]
         oracle: bool,
+        /// Skip the sectors a full check already passed, as recorded in the
+        /// folder's morris-verified.txt with their files' checksums, and
+        /// record each sector that passes: an interrupted check of a large
+        /// database goes on where it stopped.
+        #[arg(long, conflicts_with_all = ["sample", "oracle"])]
+        resume: bool,
     },
     /// The value of positions from a database, and every legal move with the
     /// value it leads to, best first (fastest wins, draws, longest losses).
@@ -310,13 +316,14 @@ pub fn run(cli: Cli) -> Result<()> {
             sample,
             seed,
             oracle,
+            resume,
         } => {
             let how = match (sample, oracle) {
                 (Some(count), _) => morris::verify::Check::Sample { count, seed },
                 (None, true) => morris::verify::Check::Oracle,
                 (None, false) => morris::verify::Check::All,
             };
-            check::verify(out, &open_whole(&db.db, explicit)?, &sectors, how)
+            check::verify(out, &open_whole(&db.db, explicit)?, &sectors, how, resume)
         }
         Command::Bench {
             max_men,

@@ -177,13 +177,3 @@ pub enum ProbeError {
     #[error(transparent)]
     File(#[from] FileError),
 }
-
-impl ProbeError {
-    /// The file error under this one, if any.
-    pub fn file_error(&self) -> Option<&FileError> {
-        match self {
-            ProbeError::Damaged { source, .. } | ProbeError::File(source) => Some(source),
-            _ => None,
-        }
-    }
-}

@@ -308,3 +308,35 @@ fn show_moves_and_probe_share_one_rule() {
         assert!(m.contains("Black has 2 men and is not to move"), "{m}");
     }
 }
+
+/// `verify --resume` goes on where an earlier check stopped: the sectors
+/// recorded as passed are skipped, a sector whose file changed since is
+/// checked again.
+#[test]
+fn an_interrupted_verify_resumes() {
+    let (_dir, db) = small_folder();
+    let first = ok(&["verify", "--db", &db, "--resume"]);
+    assert!(!first.contains("checked before"), "{first}");
+    let again = ok(&["verify", "--db", &db, "--resume"]);
+    assert_eq!(again.matches("checked before,").count(), 3, "{again}");
+    // A record whose checksum no longer matches the file: checked again.
+    let record = Path::new(&db).join("morris-verified.txt");
+    let text = std::fs::read_to_string(&record).unwrap();
+    let changed: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("3-4 ") {
+                "3-4 0000000000000000".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&record, changed).unwrap();
+    let third = ok(&["verify", "--db", &db, "--resume"]);
+    assert!(
+        third.contains("3-4: ok (") && !third.contains("3-4: ok (checked before"),
+        "{third}"
+    );
+}
