@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::error::FileError;
 use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap};
+use super::packed::PackedBody;
 use super::value::Value;
 use crate::index::SectorKey;
 
@@ -125,11 +126,18 @@ pub fn write_sector(
     Ok(final_path)
 }
 
-/// A sector file mapped for reading. Each block of values is checked
-/// against its checksum the first time a value in it is read.
+/// A sector file mapped for reading, raw (format 2) or packed (format 3,
+/// see `packed.rs`). Each block of values is checked against its checksum
+/// the first time a value in it is read.
 pub struct SectorFile {
     pub header: Header,
-    map: CheckedMap,
+    path: PathBuf,
+    body: Body,
+}
+
+enum Body {
+    Raw(CheckedMap),
+    Packed(PackedBody),
 }
 
 impl SectorFile {
@@ -143,11 +151,23 @@ impl SectorFile {
     pub fn open(path: &Path, scattered: bool) -> Result<SectorFile, FileError> {
         let (map, len) = CheckedMap::map(path, scattered)?;
         let header = Header::parse(&map, len, path)?;
-        let values = HEADER_LEN..HEADER_LEN + header.positions as usize;
-        let sums_at = map.len() - header.blocks() as usize * BLOCK_CHECKSUM_LEN;
+        let body = if header.packed_bytes.is_some() {
+            Body::Packed(PackedBody::new(path, map, &header))
+        } else {
+            let values = HEADER_LEN..HEADER_LEN + header.positions as usize;
+            let sums_at = map.len() - header.blocks() as usize * BLOCK_CHECKSUM_LEN;
+            Body::Raw(CheckedMap::new(
+                path,
+                map,
+                values,
+                header.block_bits,
+                sums_at,
+            ))
+        };
         let file = SectorFile {
-            map: CheckedMap::new(path, map, values, header.block_bits, sums_at),
             header,
+            path: path.to_path_buf(),
+            body,
         };
         if xxhash_rust::xxh3::xxh3_64(file.overflow_table()) != file.header.overflow_checksum {
             return Err(FileError::corrupted(
@@ -159,34 +179,74 @@ impl SectorFile {
     }
 
     pub fn path(&self) -> &Path {
-        self.map.path()
+        &self.path
     }
 
-    /// Checks the whole body against the header's checksum and every block
-    /// against its own.
+    /// Whether the file is packed (format 3).
+    pub fn is_packed(&self) -> bool {
+        matches!(self.body, Body::Packed(_))
+    }
+
+    /// Checks the whole file: its body against the header's checksum, and
+    /// every block against its own (a packed block is decoded too).
     ///
     /// # Errors
     /// The first mismatch.
     pub fn verify_checksum(&self) -> Result<(), FileError> {
-        let digest = xxhash_rust::xxh3::xxh3_64(&self.map.raw()[HEADER_LEN..]);
-        if digest != self.header.checksum {
+        let (covered, blocks_ok): (&[u8], _) = match &self.body {
+            Body::Raw(map) => (&map.raw()[HEADER_LEN..], None),
+            Body::Packed(body) => (body.table(), Some(body)),
+        };
+        if xxhash_rust::xxh3::xxh3_64(covered) != self.header.checksum {
             return Err(FileError::corrupted(
                 self.path(),
                 "its body fails the header's checksum",
             ));
         }
-        self.map.check_all()
+        match (&self.body, blocks_ok) {
+            (Body::Raw(map), _) => map.check_all(),
+            (_, Some(body)) => body.for_each_block(|_| ()),
+            _ => Ok(()),
+        }
     }
 
-    /// The value bytes, one per index, unchecked (the solver's prefetches
-    /// and block reads; values come from [`SectorFile::value`]).
-    pub fn bytes(&self) -> &[u8] {
-        &self.map.raw()[HEADER_LEN..HEADER_LEN + self.header.positions as usize]
+    /// The value bytes, one per index, of a raw file, unchecked (the
+    /// solver's prefetches and block reads; values come from
+    /// [`SectorFile::value`]). `None` for a packed file.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match &self.body {
+            Body::Raw(map) => {
+                Some(&map.raw()[HEADER_LEN..HEADER_LEN + self.header.positions as usize])
+            }
+            Body::Packed(_) => None,
+        }
     }
 
-    fn overflow_table(&self) -> &[u8] {
-        let start = HEADER_LEN + self.header.positions as usize;
-        &self.map.raw()[start..start + self.header.overflow_entries as usize * OVERFLOW_ENTRY_LEN]
+    /// Every value byte in order, block by block, each block checked
+    /// (decoded, for a packed file).
+    ///
+    /// # Errors
+    /// A block that fails its check.
+    pub fn for_each_block(&self, mut f: impl FnMut(&[u8])) -> Result<(), FileError> {
+        match &self.body {
+            Body::Raw(_) => {
+                self.verify_checksum()?;
+                f(self.bytes().expect("a raw file"));
+                Ok(())
+            }
+            Body::Packed(body) => body.for_each_block(f),
+        }
+    }
+
+    pub(crate) fn overflow_table(&self) -> &[u8] {
+        let entries = self.header.overflow_entries;
+        match &self.body {
+            Body::Raw(map) => {
+                let start = HEADER_LEN + self.header.positions as usize;
+                &map.raw()[start..start + entries as usize * OVERFLOW_ENTRY_LEN]
+            }
+            Body::Packed(body) => body.overflow_table(entries),
+        }
     }
 
     /// The value at `index`, its block checked first.
@@ -202,7 +262,10 @@ impl SectorFile {
                 format!("index {index} is past its end"),
             ));
         }
-        let byte = self.map.byte_at(HEADER_LEN + index as usize)?;
+        let byte = match &self.body {
+            Body::Raw(map) => map.byte_at(HEADER_LEN + index as usize)?,
+            Body::Packed(body) => body.byte(index)?,
+        };
         match Value::from_byte(byte) {
             Some(v) => Ok(v),
             None => self.overflow_value(index),

@@ -55,13 +55,26 @@ pub fn folder_variant(dir: &Path) -> Result<Option<&'static Variant>, ProbeError
     Ok(Some(variant))
 }
 
-/// Writes the manifest of a new folder for `variant`.
-pub(crate) fn write_manifest(dir: &Path, variant: &Variant) -> Result<(), FileError> {
-    let text = format!(
+/// The manifest line of a folder of packed files (`morris pack`).
+pub(crate) const PACKED_LINE: &str = "format packed";
+
+/// Whether a folder's manifest says it holds packed files.
+pub fn folder_is_packed(dir: &Path) -> bool {
+    fs::read_to_string(dir.join(MANIFEST)).is_ok_and(|t| t.lines().any(|l| l.trim() == PACKED_LINE))
+}
+
+/// Writes the manifest of a new folder for `variant`, of raw files or
+/// (`packed`) of packed ones.
+pub(crate) fn write_manifest(dir: &Path, variant: &Variant, packed: bool) -> Result<(), FileError> {
+    let mut text = format!(
         "variant {}\nfingerprint {:016x}\n",
         variant.name,
         variant.fingerprint()
     );
+    if packed {
+        text.push_str(PACKED_LINE);
+        text.push('\n');
+    }
     write_atomically(&dir.join(MANIFEST), |mut file| {
         std::io::Write::write_all(&mut file, text.as_bytes())?;
         Ok(file)

@@ -54,9 +54,19 @@ pub struct Header {
     pub checksum: u64,
     pub overflow_checksum: u64,
     pub variant: String,
-    /// log2 of the values per checksummed block.
+    /// log2 of the values per checksummed block (raw) or per compressed
+    /// block (packed).
     pub block_bits: u32,
+    /// For a packed file (format version 3): the bytes of its compressed
+    /// blocks. `None` for a raw file (version 2).
+    pub packed_bytes: Option<u64>,
 }
+
+/// Format version of packed sector files (see `packed.rs`).
+pub const PACKED_VERSION: u32 = 3;
+/// Value encoding of packed files: the bytes of encoding 1, in blocks
+/// compressed with zstd.
+pub const ENCODING_PACKED_ZSTD: u32 = 2;
 
 impl Header {
     pub fn new(variant: &Variant, sector: SectorKey, positions: u64) -> Header {
@@ -69,18 +79,23 @@ impl Header {
             overflow_checksum: 0,
             variant: variant.name.to_string(),
             block_bits: BLOCK_BITS,
+            packed_bytes: None,
         }
     }
 
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(MAGIC);
-        b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let (version, encoding) = match self.packed_bytes {
+            None => (FORMAT_VERSION, ENCODING_BYTE_PLIES),
+            Some(_) => (PACKED_VERSION, ENCODING_PACKED_ZSTD),
+        };
+        b[8..12].copy_from_slice(&version.to_le_bytes());
         b[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
         b[16..24].copy_from_slice(&self.fingerprint.to_le_bytes());
         let s = self.sector;
         b[24..28].copy_from_slice(&[s.us_board, s.us_hand, s.them_board, s.them_hand]);
-        b[28..32].copy_from_slice(&ENCODING_BYTE_PLIES.to_le_bytes());
+        b[28..32].copy_from_slice(&encoding.to_le_bytes());
         b[32..40].copy_from_slice(&self.positions.to_le_bytes());
         b[40..48].copy_from_slice(&self.overflow_entries.to_le_bytes());
         b[48..56].copy_from_slice(&self.checksum.to_le_bytes());
@@ -89,7 +104,10 @@ impl Header {
         b[56..56 + n].copy_from_slice(&name[..n]);
         b[88..92].copy_from_slice(&self.block_bits.to_le_bytes());
         b[96..104].copy_from_slice(&self.overflow_checksum.to_le_bytes());
-        let own = xxhash_rust::xxh3::xxh3_64(&b[..104]);
+        if let Some(packed) = self.packed_bytes {
+            b[112..120].copy_from_slice(&packed.to_le_bytes());
+        }
+        let own = header_checksum(&b);
         b[104..112].copy_from_slice(&own.to_le_bytes());
         b
     }
@@ -118,7 +136,7 @@ impl Header {
         let u32_at = |o: usize| u32_le(bytes, o).expect("inside the header");
         let u64_at = |o: usize| u64_le(bytes, o).expect("inside the header");
         let version = u32_at(8);
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != PACKED_VERSION {
             return Err(FileError::Version {
                 path: path.to_path_buf(),
                 kind: FileKind::Sector,
@@ -126,12 +144,14 @@ impl Header {
                 supported: FORMAT_VERSION,
             });
         }
-        if u64_at(104) != xxhash_rust::xxh3::xxh3_64(&bytes[..104]) {
+        let packed = version == PACKED_VERSION;
+        if u64_at(104) != header_checksum(bytes) {
             return Err(corrupted("fails its checksum"));
         }
+        let reserved = if packed { 120 } else { 112 };
         if bytes[92..96]
             .iter()
-            .chain(&bytes[112..HEADER_LEN])
+            .chain(&bytes[reserved..HEADER_LEN])
             .any(|&b| b != 0)
         {
             return Err(corrupted("has reserved bytes that are not zero"));
@@ -142,7 +162,12 @@ impl Header {
         if !BLOCK_BITS_READ.contains(&u32_at(88)) {
             return Err(corrupted("gives an unknown block size"));
         }
-        if u32_at(28) != ENCODING_BYTE_PLIES {
+        let encoding = if packed {
+            ENCODING_PACKED_ZSTD
+        } else {
+            ENCODING_BYTE_PLIES
+        };
+        if u32_at(28) != encoding {
             return Err(corrupted("gives an unknown value encoding"));
         }
         let name_bytes = &bytes[56..88];
@@ -159,6 +184,7 @@ impl Header {
             overflow_checksum: u64_at(96),
             variant,
             block_bits: u32_at(88),
+            packed_bytes: packed.then(|| u64_at(112)),
         };
         let expected = header
             .file_len()
@@ -180,14 +206,33 @@ impl Header {
 
     /// Length of the whole file this header describes.
     pub fn file_len(&self) -> Option<u64> {
-        (HEADER_LEN as u64)
-            .checked_add(self.positions)?
-            .checked_add(
-                self.overflow_entries
-                    .checked_mul(OVERFLOW_ENTRY_LEN as u64)?,
-            )?
-            .checked_add(self.blocks() * BLOCK_CHECKSUM_LEN as u64)
+        let overflow = self
+            .overflow_entries
+            .checked_mul(OVERFLOW_ENTRY_LEN as u64)?;
+        let body = match self.packed_bytes {
+            // Raw: the value bytes, then a checksum per block.
+            None => self
+                .positions
+                .checked_add(self.blocks() * BLOCK_CHECKSUM_LEN as u64)?,
+            // Packed: the block offsets (one more than the blocks), a
+            // checksum per block, then the compressed blocks.
+            Some(packed) => (2 * self.blocks() + 1)
+                .checked_mul(8)?
+                .checked_add(packed)?,
+        };
+        (HEADER_LEN as u64).checked_add(body)?.checked_add(overflow)
     }
+}
+
+/// The header's own checksum: of every byte but its own field (104..112);
+/// in a raw file's header the bytes after it are zero.
+fn header_checksum(b: &[u8]) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(&b[..104]);
+    if b[8..12] == PACKED_VERSION.to_le_bytes() {
+        hasher.update(&b[112..HEADER_LEN]);
+    }
+    hasher.digest()
 }
 
 /// Reads the overflow entry `i` of a table (which holds it).

@@ -47,7 +47,6 @@ impl Tablebase {
     /// # Errors
     /// A missing or damaged file.
     pub fn sector_stats(&self, sector: SectorKey) -> Result<SectorStats, ProbeError> {
-        self.verify_checksum(sector)?;
         let file = self.sector(sector)?;
         let mut stats = SectorStats {
             sector,
@@ -61,11 +60,14 @@ impl Tablebase {
             longest_win: 0,
             longest_loss: 0,
         };
-        // The bytes were checked above: tallied directly, per byte value.
+        // Tallied per byte value, block by block (each checked, or decoded).
         let mut counts = [0u64; 256];
-        for &b in file.bytes() {
-            counts[b as usize] += 1;
-        }
+        file.for_each_block(|block| {
+            for &b in block {
+                counts[b as usize] += 1;
+            }
+        })
+        .map_err(|source| self.damaged(sector, None, source))?;
         for (byte, &n) in counts.iter().enumerate() {
             if n == 0 || byte as u8 == ESCAPE_BYTE {
                 continue;
@@ -76,12 +78,14 @@ impl Tablebase {
             );
         }
         if counts[ESCAPE_BYTE as usize] > 0 {
-            for (i, &b) in file.bytes().iter().enumerate() {
-                if b == ESCAPE_BYTE {
-                    let value = file
-                        .value(i as u64)
-                        .map_err(|source| self.damaged(sector, None, source))?;
-                    stats.add(value, 1);
+            // The escaped values, from the overflow table.
+            for i in 0..file.header.positions {
+                if let Value::Win(n) | Value::Loss(n) = file
+                    .value(i)
+                    .map_err(|source| self.damaged(sector, None, source))?
+                    && n > 253
+                {
+                    stats.add(Value::from_plies(n), 1);
                 }
             }
         }

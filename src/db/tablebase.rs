@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use super::error::{FileError, JobSize, ProbeError};
 use super::file::{SectorFile, file_name};
-use super::folder::{folder_variant, has_sector_files, write_manifest};
+use super::folder::{folder_is_packed, folder_variant, has_sector_files, write_manifest};
 use super::format::Header;
 use super::index_file::{StoredIndex, first_checksum_at, index_file_name};
 use super::mapped::read_ahead;
@@ -112,6 +112,30 @@ impl Tablebase {
         })
     }
 
+    /// Opens a folder to write the packed copy of a folder of `variant`
+    /// into (`morris pack`), creating it and its manifest when missing.
+    ///
+    /// # Errors
+    /// I/O errors, or a folder of other rules or of raw files.
+    pub fn create_packed(dir: &Path, variant: &'static Variant) -> Result<Tablebase, ProbeError> {
+        fs::create_dir_all(dir).map_err(FileError::write(dir))?;
+        if folder_variant(dir)?.is_none() {
+            if has_sector_files(dir) {
+                return Err(ProbeError::NotADatabase {
+                    dir: dir.to_path_buf(),
+                });
+            }
+            write_manifest(dir, variant, true)?;
+        }
+        if !folder_is_packed(dir) {
+            return Err(ProbeError::Manifest {
+                path: dir.join(super::MANIFEST),
+                problem: "it is a folder of raw files: pack into a new folder".into(),
+            });
+        }
+        Tablebase::open(dir, variant)
+    }
+
     /// Opens an existing database folder for the variant its manifest names.
     ///
     /// # Errors
@@ -136,7 +160,15 @@ impl Tablebase {
                     dir: dir.to_path_buf(),
                 });
             }
-            write_manifest(dir, variant)?;
+            write_manifest(dir, variant, false)?;
+        }
+        if folder_is_packed(dir) {
+            return Err(ProbeError::Manifest {
+                path: dir.join(super::MANIFEST),
+                problem:
+                    "it is a folder of packed files: solve into a folder of raw ones, then pack it"
+                        .into(),
+            });
         }
         // The solver reads the blocks of its successors whole.
         Ok(Tablebase::open(dir, variant)?.reading_whole_files())

@@ -75,7 +75,7 @@ impl<'a> Exits<'a> {
         };
         let (_, index, file) = &self.sectors[entry];
         let at = last.index(entry, index, child.us(), child.them());
-        prefetch(file.bytes(), at);
+        prefetch(file.bytes().unwrap_or_default(), at);
         Ok(Exit::At(entry, at))
     }
 

@@ -102,7 +102,7 @@ pub(super) fn initial_movement_cell(
                             }
                         };
                         let at = index.index_in(&class, after);
-                        prefetch(file.bytes(), at);
+                        prefetch(file.bytes().unwrap_or_default(), at);
                         pending.push((entry, at));
                     }
                     None => {

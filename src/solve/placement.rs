@@ -172,7 +172,10 @@ impl Group {
         let block = |children: &Children, us: Bitboard| match children {
             Children::In(_, index, file) => {
                 let block = index.us_block(us);
-                prefetch_range(file.bytes(), index.class_range(&block.class));
+                prefetch_range(
+                    file.bytes().unwrap_or_default(),
+                    index.class_range(&block.class),
+                );
                 Some(block)
             }
             _ => None,

@@ -192,9 +192,10 @@ impl<'a> Forward<'a> {
         index: u64,
         pos: &Position,
     ) -> Result<Value, ProbeError> {
-        match Value::from_byte(file.bytes()[index as usize]) {
+        let raw = file.bytes().map(|b| b[index as usize]);
+        match raw.and_then(Value::from_byte) {
             Some(v) => Ok(v),
-            // Only an escaped value needs more.
+            // Only an escaped value or a packed file needs more.
             None => file
                 .value(index)
                 .map_err(|source| self.tablebase.damaged(key, Some(pos), source)),
@@ -245,7 +246,7 @@ impl<'a> Forward<'a> {
     ) -> Result<(), ProbeError> {
         // The positions of a group lie all over their file: the stored byte
         // is fetched while the children are valued.
-        prefetch(self.file.bytes(), index);
+        prefetch(self.file.bytes().unwrap_or_default(), index);
         let recomputed = self.recompute(&pos, blocks)?;
         let stored = self.stored(&self.file, self.sector, index, &pos)?;
         found.positions += 1;

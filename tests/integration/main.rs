@@ -7,6 +7,7 @@ mod first_use;
 mod house;
 mod index;
 mod naive;
+mod pack;
 mod probe;
 mod rules;
 mod solver;

@@ -300,7 +300,7 @@ fn files_with_larger_blocks_still_read() {
     let original = morris::db::SectorFile::open(&file, false).unwrap();
     assert_eq!(original.header.block_bits, 12);
     assert_eq!(original.header.overflow_entries, 0);
-    let values = original.bytes().to_vec();
+    let values = original.bytes().unwrap().to_vec();
     let mut header = original.header.clone();
     header.block_bits = 16;
     drop(original);

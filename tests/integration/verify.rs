@@ -27,7 +27,7 @@ fn plant(
     let path = dir.join(format!("{sector}.mdb"));
     let file = SectorFile::open(&path, false).unwrap();
     let header = file.header.clone();
-    let mut bytes = file.bytes().to_vec();
+    let mut bytes = file.bytes().unwrap().to_vec();
     let mut planted = Vec::new();
     for (i, b) in bytes.iter_mut().enumerate() {
         let value = file.value(i as u64).unwrap();

@@ -1,0 +1,62 @@
+//! `pack`: a packed copy of a solved folder (format 3: zstd blocks), with
+//! the size of each sector and of all. Resumable: sectors already packed
+//! (their file opens and passes its header's checks) are kept.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use morris::Tablebase;
+use morris::db::{SectorFile, file_name, index_file_name, sector_files, write_packed};
+
+pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path) -> Result<()> {
+    let started = Instant::now();
+    let variant = source.variant();
+    let packed = Tablebase::create_packed(target, variant)?;
+    let sectors = sector_files(source.dir())?;
+    writeln!(
+        out,
+        "{:<10} {:>13} {:>13} {:>13} {:>8}",
+        "sector", "positions", "raw bytes", "packed bytes", "bits/pos"
+    )?;
+    let (mut positions, mut raw_total, mut packed_total) = (0u64, 0u64, 0u64);
+    for &sector in &sectors {
+        let raw = source.sector(sector)?;
+        let path = target.join(file_name(sector));
+        let done = SectorFile::open(&path, false).is_ok_and(|f| f.is_packed());
+        if !done {
+            write_packed(target, &raw)?;
+        }
+        // The stored index is copied as it is.
+        let index = index_file_name(sector.us_board, sector.them_board);
+        if !target.join(&index).exists() && source.dir().join(&index).exists() {
+            std::fs::copy(source.dir().join(&index), target.join(&index))
+                .with_context(|| format!("cannot copy {index}"))?;
+        }
+        let raw_bytes = std::fs::metadata(raw.path())?.len();
+        let packed_bytes = std::fs::metadata(&path)?.len();
+        let n = raw.header.positions;
+        writeln!(
+            out,
+            "{:<10} {n:>13} {raw_bytes:>13} {packed_bytes:>13} {:>8.3}",
+            sector.to_string(),
+            packed_bytes as f64 * 8.0 / n.max(1) as f64
+        )?;
+        positions += n;
+        raw_total += raw_bytes;
+        packed_total += packed_bytes;
+    }
+    drop(packed);
+    writeln!(
+        out,
+        "packed {} sectors, {positions} positions: {raw_total} bytes raw, {packed_total} packed ({:.3} bits per position, {:.1}x smaller) in {:.1} s; folder {}",
+        sectors.len(),
+        packed_total as f64 * 8.0 / positions.max(1) as f64,
+        raw_total as f64 / packed_total.max(1) as f64,
+        started.elapsed().as_secs_f64(),
+        target.display()
+    )?;
+    Ok(())
+}

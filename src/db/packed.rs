@@ -1,0 +1,210 @@
+//! Packed sector files (format version 3): the value bytes of a raw file
+//! (encoding 1) in blocks of 2^14 values, each compressed with zstd, so a
+//! probe decodes one block of 16 KiB, not a whole file.
+//!
+//! ```text
+//! offset   size    field
+//!      0    128    the header of format.rs, version 3, encoding 2; bytes
+//!                  112..120 hold the compressed bytes D; its own checksum
+//!                  covers every header byte but itself
+//!    128  8(B+1)   where each block starts in the compressed bytes, and D last
+//!     ..    8B     per block, xxh3-64 (seeded with the block's number and
+//!                  offsets) of its compressed bytes
+//!     ..    12E    overflow entries, as in a raw file
+//!     ..     D     the compressed blocks
+//! ```
+//!
+//! The header's body checksum (offset 48) covers the offsets, the block
+//! checksums and the overflow entries; each block is checked against its
+//! checksum, then decoded to exactly its length, the first time it is read.
+//! A few decoded blocks per file are kept (a direct-mapped cache).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use memmap2::Mmap;
+use rayon::prelude::*;
+
+use super::error::FileError;
+use super::file::{SectorFile, file_name, write_atomically};
+use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN};
+use super::mapped::u64_le;
+
+/// Values per compressed block, as a power of two: 16 KiB decode in a few
+/// microseconds, and compress about as well as larger blocks.
+pub const PACKED_BLOCK_BITS: u32 = 14;
+/// zstd's level when packing: most of the size of its slow levels, at tens
+/// of megabytes per second per core.
+const LEVEL: i32 = 12;
+/// Decoded blocks kept per file.
+const CACHED_BLOCKS: usize = 16;
+
+thread_local! {
+    /// One zstd decoder per thread: making one costs more than decoding a block.
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
+    /// One zstd encoder per thread, for the same reason.
+    static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Compressor::new(LEVEL).ok());
+}
+
+/// Writes the packed copy of a raw sector file into `dir`; returns its path.
+///
+/// # Errors
+/// A damaged raw file, or one that cannot be written.
+pub fn write_packed(dir: &Path, raw: &SectorFile) -> Result<PathBuf, FileError> {
+    let bytes = raw.bytes().ok_or_else(|| {
+        FileError::corrupted(raw.path(), "it is packed already; packing reads raw files")
+    })?;
+    raw.verify_checksum()?;
+    let mut header = raw.header.clone();
+    header.block_bits = PACKED_BLOCK_BITS;
+    let block_len = 1usize << PACKED_BLOCK_BITS;
+    let blocks: Vec<Vec<u8>> = bytes
+        .par_chunks(block_len)
+        .map(|block| {
+            COMPRESSOR
+                .with(|c| c.borrow_mut().as_mut().map(|c| c.compress(block)))
+                .unwrap_or_else(|| zstd::bulk::compress(block, LEVEL))
+        })
+        .collect::<std::io::Result<_>>()
+        .map_err(FileError::write(raw.path()))?;
+    let mut offsets = Vec::with_capacity(blocks.len() + 1);
+    let mut at = 0u64;
+    offsets.push(at);
+    for b in &blocks {
+        at += b.len() as u64;
+        offsets.push(at);
+    }
+    header.packed_bytes = Some(at);
+    let mut table = Vec::with_capacity(16 * blocks.len() + 8);
+    for o in &offsets {
+        table.extend_from_slice(&o.to_le_bytes());
+    }
+    for (i, b) in blocks.iter().enumerate() {
+        let sum = block_checksum(i, offsets[i], offsets[i + 1], b);
+        table.extend_from_slice(&sum.to_le_bytes());
+    }
+    table.extend_from_slice(raw.overflow_table());
+    header.checksum = xxhash_rust::xxh3::xxh3_64(&table);
+    let path = dir.join(file_name(header.sector));
+    write_atomically(&path, |file| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        std::io::Write::write_all(&mut out, &header.to_bytes())?;
+        std::io::Write::write_all(&mut out, &table)?;
+        for b in &blocks {
+            std::io::Write::write_all(&mut out, b)?;
+        }
+        out.into_inner().map_err(|e| e.into_error())
+    })?;
+    Ok(path)
+}
+
+/// A block's checksum: of its bytes, seeded with its number and where it
+/// lies, so that a damaged offset fails it too.
+fn block_checksum(block: usize, start: u64, end: u64, bytes: &[u8]) -> u64 {
+    let seed = (block as u64).rotate_left(40) ^ start ^ end.rotate_left(20);
+    xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+}
+
+/// The body of a packed file, mapped.
+pub struct PackedBody {
+    path: PathBuf,
+    map: Mmap,
+    blocks: usize,
+    positions: u64,
+    /// Where the compressed blocks start in the file.
+    data_at: usize,
+    data_len: u64,
+    cache: Box<[CacheSlot]>,
+}
+
+/// One decoded block (its number and bytes), or none yet.
+type CacheSlot = Mutex<Option<(usize, Arc<[u8]>)>>;
+
+impl PackedBody {
+    /// The body of the packed file at `path` whose header (checked, with
+    /// the file's length) is `header`.
+    pub fn new(path: &Path, map: Mmap, header: &Header) -> PackedBody {
+        let blocks = header.blocks() as usize;
+        let data_len = header.packed_bytes.unwrap_or(0);
+        PackedBody {
+            path: path.to_path_buf(),
+            data_at: map.len() - data_len as usize,
+            map,
+            blocks,
+            positions: header.positions,
+            data_len,
+            cache: (0..CACHED_BLOCKS).map(|_| Mutex::new(None)).collect(),
+        }
+    }
+
+    /// The offsets, block checksums and overflow entries: what the header's
+    /// body checksum covers.
+    pub fn table(&self) -> &[u8] {
+        &self.map[HEADER_LEN..self.data_at]
+    }
+
+    /// The overflow entries.
+    pub fn overflow_table(&self, entries: u64) -> &[u8] {
+        let start = self.data_at - entries as usize * OVERFLOW_ENTRY_LEN;
+        &self.map[start..self.data_at]
+    }
+
+    fn corrupted(&self, what: String) -> FileError {
+        FileError::corrupted(&self.path, what)
+    }
+
+    /// Block `block`, checked and decoded (not cached).
+    fn decode(&self, block: usize) -> Result<Vec<u8>, FileError> {
+        let table = HEADER_LEN;
+        let offset = |i: usize| u64_le(&self.map, table + 8 * i).unwrap_or(u64::MAX);
+        let (start, end) = (offset(block), offset(block + 1));
+        if start > end || end > self.data_len {
+            return Err(self.corrupted(format!("block {block} has offsets out of range")));
+        }
+        let at = self.data_at + start as usize;
+        let bytes = &self.map[at..at + (end - start) as usize];
+        let stored = u64_le(&self.map, table + 8 * (self.blocks + 1) + 8 * block).unwrap_or(0);
+        if block_checksum(block, start, end, bytes) != stored {
+            return Err(self.corrupted(format!("block {block} fails its checksum")));
+        }
+        let len = (1usize << PACKED_BLOCK_BITS)
+            .min((self.positions - ((block as u64) << PACKED_BLOCK_BITS)) as usize);
+        let decoded = DECOMPRESSOR
+            .with(|d| d.borrow_mut().as_mut().map(|d| d.decompress(bytes, len)))
+            .unwrap_or_else(|| zstd::bulk::decompress(bytes, len))
+            .map_err(|e| self.corrupted(format!("block {block} does not decode: {e}")))?;
+        if decoded.len() != len {
+            return Err(self.corrupted(format!("block {block} decodes to the wrong length")));
+        }
+        Ok(decoded)
+    }
+
+    /// The value byte at `index` (below the positions).
+    pub fn byte(&self, index: u64) -> Result<u8, FileError> {
+        let block = (index >> PACKED_BLOCK_BITS) as usize;
+        let within = (index & ((1 << PACKED_BLOCK_BITS) - 1)) as usize;
+        let slot = &self.cache[block % CACHED_BLOCKS];
+        if let Some((b, bytes)) = &*slot.lock().unwrap_or_else(|e| e.into_inner())
+            && *b == block
+        {
+            return Ok(bytes[within]);
+        }
+        let bytes: Arc<[u8]> = self.decode(block)?.into();
+        let byte = bytes[within];
+        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some((block, bytes));
+        Ok(byte)
+    }
+
+    /// Checks and decodes every block, calling `f` with each in order.
+    ///
+    /// # Errors
+    /// The first block that fails.
+    pub fn for_each_block(&self, mut f: impl FnMut(&[u8])) -> Result<(), FileError> {
+        for block in 0..self.blocks {
+            f(&self.decode(block)?);
+        }
+        Ok(())
+    }
+}
