@@ -113,6 +113,8 @@ pub struct PackedBody {
     map: Mmap,
     blocks: usize,
     positions: u64,
+    /// log2 of the values per block (the header's).
+    block_bits: u32,
     /// Where the compressed blocks start in the file.
     data_at: usize,
     data_len: u64,
@@ -134,6 +136,7 @@ impl PackedBody {
             map,
             blocks,
             positions: header.positions,
+            block_bits: header.block_bits,
             data_len,
             cache: (0..CACHED_BLOCKS).map(|_| Mutex::new(None)).collect(),
         }
@@ -169,8 +172,8 @@ impl PackedBody {
         if block_checksum(block, start, end, bytes) != stored {
             return Err(self.corrupted(format!("block {block} fails its checksum")));
         }
-        let len = (1usize << PACKED_BLOCK_BITS)
-            .min((self.positions - ((block as u64) << PACKED_BLOCK_BITS)) as usize);
+        let len = (1usize << self.block_bits)
+            .min((self.positions - ((block as u64) << self.block_bits)) as usize);
         let decoded = DECOMPRESSOR
             .with(|d| d.borrow_mut().as_mut().map(|d| d.decompress(bytes, len)))
             .unwrap_or_else(|| zstd::bulk::decompress(bytes, len))
@@ -183,8 +186,8 @@ impl PackedBody {
 
     /// The value byte at `index` (below the positions).
     pub fn byte(&self, index: u64) -> Result<u8, FileError> {
-        let block = (index >> PACKED_BLOCK_BITS) as usize;
-        let within = (index & ((1 << PACKED_BLOCK_BITS) - 1)) as usize;
+        let block = (index >> self.block_bits) as usize;
+        let within = (index & ((1 << self.block_bits) - 1)) as usize;
         let slot = &self.cache[block % CACHED_BLOCKS];
         if let Some((b, bytes)) = &*slot.lock().unwrap_or_else(|e| e.into_inner())
             && *b == block
