@@ -118,21 +118,7 @@ impl Tablebase {
     /// # Errors
     /// I/O errors, or a folder of other rules or of raw files.
     pub fn create_packed(dir: &Path, variant: &'static Variant) -> Result<Tablebase, ProbeError> {
-        fs::create_dir_all(dir).map_err(FileError::write(dir))?;
-        if folder_variant(dir)?.is_none() {
-            if has_sector_files(dir) {
-                return Err(ProbeError::NotADatabase {
-                    dir: dir.to_path_buf(),
-                });
-            }
-            write_manifest(dir, variant, true)?;
-        }
-        if !folder_is_packed(dir) {
-            return Err(ProbeError::Manifest {
-                path: dir.join(super::MANIFEST),
-                problem: "it is a folder of raw files: pack into a new folder".into(),
-            });
-        }
+        prepare_folder(dir, variant, true)?;
         Tablebase::open(dir, variant)
     }
 
@@ -153,23 +139,7 @@ impl Tablebase {
     /// # Errors
     /// I/O errors, or a folder built for other rules.
     pub fn create(dir: &Path, variant: &'static Variant) -> Result<Tablebase, ProbeError> {
-        fs::create_dir_all(dir).map_err(FileError::write(dir))?;
-        if folder_variant(dir)?.is_none() {
-            if has_sector_files(dir) {
-                return Err(ProbeError::NotADatabase {
-                    dir: dir.to_path_buf(),
-                });
-            }
-            write_manifest(dir, variant, false)?;
-        }
-        if folder_is_packed(dir) {
-            return Err(ProbeError::Manifest {
-                path: dir.join(super::MANIFEST),
-                problem:
-                    "it is a folder of packed files: solve into a folder of raw ones, then pack it"
-                        .into(),
-            });
-        }
+        prepare_folder(dir, variant, false)?;
         // The solver reads the blocks of its successors whole.
         Ok(Tablebase::open(dir, variant)?.reading_whole_files())
     }
@@ -453,4 +423,31 @@ impl Tablebase {
         file.value(index.index(self, pos))
             .map_err(|source| self.damaged(sector, Some(pos), source))
     }
+}
+
+/// Creates `dir` with a manifest for `variant` and for raw or `packed`
+/// files when it has none, and checks that a folder with one holds the
+/// files asked for (the variant is checked when it is opened).
+fn prepare_folder(dir: &Path, variant: &'static Variant, packed: bool) -> Result<(), ProbeError> {
+    fs::create_dir_all(dir).map_err(FileError::write(dir))?;
+    if folder_variant(dir)?.is_none() {
+        if has_sector_files(dir) {
+            return Err(ProbeError::NotADatabase {
+                dir: dir.to_path_buf(),
+            });
+        }
+        write_manifest(dir, variant, packed)?;
+    }
+    if folder_is_packed(dir) != packed {
+        let problem = if packed {
+            "it is a folder of raw files: pack into a new folder"
+        } else {
+            "it is a folder of packed files: solve into a folder of raw ones, then pack it"
+        };
+        return Err(ProbeError::Manifest {
+            path: dir.join(super::MANIFEST),
+            problem: problem.into(),
+        });
+    }
+    Ok(())
 }
