@@ -122,7 +122,7 @@ pub struct PackedBody {
 }
 
 /// One decoded block (its number and bytes), or none yet.
-type CacheSlot = Mutex<Option<(usize, Arc<[u8]>)>>;
+type CacheSlot = Mutex<Option<(usize, Arc<Vec<u8>>)>>;
 
 impl PackedBody {
     /// The body of the packed file at `path` whose header (checked, with
@@ -194,7 +194,7 @@ impl PackedBody {
         {
             return Ok(bytes[within]);
         }
-        let bytes: Arc<[u8]> = self.decode(block)?.into();
+        let bytes = Arc::new(self.decode(block)?);
         let byte = bytes[within];
         *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some((block, bytes));
         Ok(byte)
