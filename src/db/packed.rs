@@ -30,8 +30,8 @@ use super::file::{SectorFile, file_name, write_atomically};
 use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN};
 use super::mapped::u64_le;
 
-/// Values per compressed block, as a power of two: 16 KiB decode in a few
-/// microseconds, and compress about as well as larger blocks.
+/// Values per compressed block, as a power of two: a random probe decodes
+/// one (about 8 µs here); 4 KiB blocks took 12% more space.
 pub const PACKED_BLOCK_BITS: u32 = 14;
 /// zstd's level when packing: most of the size of its slow levels, at tens
 /// of megabytes per second per core.
