@@ -193,9 +193,9 @@ impl SectorFile {
     /// # Errors
     /// The first mismatch.
     pub fn verify_checksum(&self) -> Result<(), FileError> {
-        let (covered, blocks_ok): (&[u8], _) = match &self.body {
-            Body::Raw(map) => (&map.raw()[HEADER_LEN..], None),
-            Body::Packed(body) => (body.table(), Some(body)),
+        let covered = match &self.body {
+            Body::Raw(map) => &map.raw()[HEADER_LEN..],
+            Body::Packed(body) => body.table(),
         };
         if xxhash_rust::xxh3::xxh3_64(covered) != self.header.checksum {
             return Err(FileError::corrupted(
@@ -203,10 +203,9 @@ impl SectorFile {
                 "its body fails the header's checksum",
             ));
         }
-        match (&self.body, blocks_ok) {
-            (Body::Raw(map), _) => map.check_all(),
-            (_, Some(body)) => body.for_each_block(|_| ()),
-            _ => Ok(()),
+        match &self.body {
+            Body::Raw(map) => map.check_all(),
+            Body::Packed(body) => body.for_each_block(|_| ()),
         }
     }
 

@@ -126,20 +126,14 @@ fn damaged_packed_files_never_give_a_wrong_value() {
     for bytes in damaged_files {
         std::fs::write(&path, &bytes).unwrap();
         let tb = Tablebase::open(&packed, six).unwrap().with_warnings(|_| {});
-        let mut errors = 0;
         for i in (0..index.size()).step_by(101) {
             let pos = index.position(i, 0, 0);
-            match tb.value(&pos) {
-                Ok(v) => assert_eq!(v, good.value(&pos).unwrap(), "index {i}"),
-                Err(_) => errors += 1,
+            if let Ok(v) = tb.value(&pos) {
+                assert_eq!(v, good.value(&pos).unwrap(), "index {i}");
             }
         }
         if bytes != original {
             let whole = tb.verify_checksum(morris::index::SectorKey::movement(4, 4));
-            assert!(
-                whole.is_err() || errors == 0,
-                "a damaged file passes its check"
-            );
             assert!(whole.is_err(), "damage unnoticed by the whole-file check");
         }
     }
