@@ -85,6 +85,12 @@ pub fn stats(out: &mut dyn Write, tablebase: &Tablebase, tsv: bool) -> Result<()
             )?;
         }
     } else {
+        if let Some(n) = tablebase.variant().n_move {
+            writeln!(
+                out,
+                "under the move-count rule of {n} plies: values with a fresh counter, the longest in plies to the next mill"
+            )?;
+        }
         write_stats_table(out, &stats)?;
     }
     let missing = missing_sectors(tablebase, &sectors);

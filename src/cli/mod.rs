@@ -9,6 +9,7 @@ mod game;
 mod pack;
 mod play;
 mod probe;
+mod probe_clock;
 mod solve;
 
 use std::io::Write;
@@ -45,6 +46,12 @@ pub struct Cli {
     /// Default: the variant the --db folder holds, else standard.
     #[arg(long, global = true)]
     pub variant: Option<String>,
+    /// The move-count rule: the game is drawn once N plies in a row pass
+    /// without a mill (100 for "50 moves each"), for the variant given
+    /// (default standard). A folder records it; its probes take the
+    /// counter as a fifth field of the position string.
+    #[arg(long, global = true, value_name = "N")]
+    pub n_move: Option<u8>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -248,7 +255,11 @@ fn set_threads(threads: Option<usize>) -> Result<usize> {
 pub fn run(cli: Cli) -> Result<()> {
     let stdout = std::io::stdout();
     let out = &mut std::io::BufWriter::new(stdout.lock());
-    let explicit = cli.variant.as_deref().map(variant).transpose()?;
+    let mut explicit = cli.variant.as_deref().map(variant).transpose()?;
+    if let Some(n) = cli.n_move {
+        let base = explicit.unwrap_or_else(Variant::standard);
+        explicit = Some(base.with_n_move(n).map_err(|e| anyhow!(e))?);
+    }
     let plain = explicit.unwrap_or_else(Variant::standard);
     let result = match cli.command {
         Command::Show { position } => game::show(out, plain, &parse_position(plain, &position)?),

@@ -9,11 +9,11 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};
 
-use super::{echo, exit_code, note, parse_position};
+use super::{echo, exit_code, note, parse_position, probe_clock};
 use morris::{Answer, Line, LineEnd, Outcome, Tablebase, Value, Variant};
 
 /// Longest line of perfect play printed (a draw repeats long before).
-const LINE_LIMIT: usize = 1000;
+pub(super) const LINE_LIMIT: usize = 1000;
 /// Positions probed together in batch mode (in parallel, output in order).
 const BATCH_CHUNK: usize = 1 << 16;
 
@@ -33,6 +33,23 @@ pub fn probe(
     let variant = tablebase.variant();
     let mut failures = Failures::default();
     for text in positions {
+        if variant.n_move.is_some() {
+            let result = probe_clock::answer(tablebase, text, options);
+            match result {
+                Ok((answer, line)) if options.json => {
+                    let name = answer.position.notation(variant.board);
+                    let object =
+                        probe_clock::answer_json(variant, &answer, line.as_ref(), &name, true);
+                    writeln!(out, "{object}")?;
+                }
+                Ok((answer, line)) => {
+                    probe_clock::write_answer(out, variant, &answer, line.as_ref())?
+                }
+                Err(e) if positions.len() == 1 => return Err(e),
+                Err(e) => failed(out, &mut failures, options, text, e)?,
+            }
+            continue;
+        }
         let result = parse_position(variant, text).and_then(|pos| {
             let answer = tablebase.probe(&pos)?;
             let line = if options.line {
@@ -53,21 +70,31 @@ pub fn probe(
             }
             Ok((answer, line)) => write_answer(out, variant, &answer, line.as_ref())?,
             Err(e) if positions.len() == 1 => return Err(e),
-            Err(e) => {
-                out.flush()?;
-                note(&format!("error: {e:#}"));
-                if options.json {
-                    writeln!(
-                        out,
-                        "{}",
-                        json!({"position": echo(text), "error": format!("{e:#}")})
-                    )?;
-                }
-                failures.add(&e);
-            }
+            Err(e) => failed(out, &mut failures, options, text, e)?,
         }
     }
     failures.result(positions.len() as u64)
+}
+
+/// Reports a position of several that could not be probed, and goes on.
+fn failed(
+    out: &mut dyn Write,
+    failures: &mut Failures,
+    options: &ProbeOptions,
+    text: &str,
+    e: anyhow::Error,
+) -> Result<()> {
+    out.flush()?;
+    note(&format!("error: {e:#}"));
+    if options.json {
+        writeln!(
+            out,
+            "{}",
+            json!({"position": echo(text), "error": format!("{e:#}")})
+        )?;
+    }
+    failures.add(&e);
+    Ok(())
 }
 
 /// Positions that could not be probed, reported once at the end.
@@ -211,6 +238,16 @@ fn batch_line(
     text: &str,
     options: &ProbeOptions,
 ) -> Result<String> {
+    if variant.n_move.is_some() {
+        let (answer, line) = probe_clock::answer(tablebase, text, options)?;
+        let text = &*echo(text.trim());
+        return Ok(if options.json {
+            probe_clock::answer_json(variant, &answer, line.as_ref(), text, options.moves)
+                .to_string()
+        } else {
+            probe_clock::batch_text(variant, text, &answer, line.as_ref(), options.moves)
+        });
+    }
     let pos = parse_position(variant, text)?;
     let answer = if options.moves {
         tablebase.probe(&pos)?
@@ -283,7 +320,7 @@ fn answer_json(variant: &Variant, answer: &Answer, position: &str, with_moves: b
     object
 }
 
-fn add_line_json(variant: &Variant, object: &mut Json, line: &Line) {
+pub(super) fn add_line_json(variant: &Variant, object: &mut Json, line: &Line) {
     let moves: Vec<String> = line
         .moves
         .iter()
@@ -294,10 +331,11 @@ fn add_line_json(variant: &Variant, object: &mut Json, line: &Line) {
         LineEnd::GameOver(_) => "game over",
         LineEnd::Repeats => "repeats",
         LineEnd::Limit => "limit",
+        LineEnd::MoveCountRule => "move-count rule",
     });
 }
 
-fn line_text(variant: &Variant, line: &Line) -> String {
+pub(super) fn line_text(variant: &Variant, line: &Line) -> String {
     let mut moves: Vec<String> = line
         .moves
         .iter()
@@ -309,6 +347,7 @@ fn line_text(variant: &Variant, line: &Line) -> String {
             LineEnd::GameOver(_) => "(game over)",
             LineEnd::Repeats => "(repeats: draw)",
             LineEnd::Limit => "(...)",
+            LineEnd::MoveCountRule => "(no mill for N plies: draw)",
         }
         .to_string(),
     );

@@ -210,7 +210,11 @@ pub fn solve(
     if matches!(selection, Selection::All) {
         let tb = Tablebase::open(db, variant)?;
         let start = Position::start(variant);
-        let _ = writeln!(out, "the starting position is a {}", tb.value(&start)?);
+        let value = match variant.n_move {
+            Some(_) => tb.clock_value(&start)?.to_string(),
+            None => tb.value(&start)?.to_string(),
+        };
+        let _ = writeln!(out, "the starting position is a {value}");
     }
     let _ = out.flush();
     Ok(())

@@ -174,6 +174,24 @@ pub enum ProbeError {
         #[source]
         source: FileError,
     },
+    #[error(
+        "a counter of {counter} plies since the last mill is past the folder's rule of {n}: the game was drawn at {n}"
+    )]
+    CounterPastRule { counter: u8, n: u8 },
+    #[error("{}", rule_mismatch(dir, *has_rule))]
+    RuleMismatch { dir: PathBuf, has_rule: bool },
     #[error(transparent)]
     File(#[from] FileError),
+}
+
+fn rule_mismatch(dir: &std::path::Path, has_rule: bool) -> String {
+    if has_rule {
+        format!(
+            "{} holds values under the move-count rule: they depend on the plies since the last mill \
+             and are read with a counter (`morris probe` reads them; this command does not yet)",
+            dir.display()
+        )
+    } else {
+        format!("{} holds values without the move-count rule", dir.display())
+    }
 }

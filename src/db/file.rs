@@ -6,6 +6,7 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 
+use super::clock_value::ClockValue;
 use super::error::FileError;
 use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap};
@@ -255,20 +256,42 @@ impl SectorFile {
     /// value missing from the overflow table or out of range.
     #[inline]
     pub fn value(&self, index: u64) -> Result<Value, FileError> {
+        match Value::from_byte(self.byte(index)?) {
+            Some(v) => Ok(v),
+            None => self.overflow_value(index),
+        }
+    }
+
+    /// The stored byte at `index`, its block checked first.
+    ///
+    /// # Errors
+    /// An index past the end, or a block that fails its checksum.
+    #[inline]
+    pub fn byte(&self, index: u64) -> Result<u8, FileError> {
         if index >= self.header.positions {
             return Err(FileError::corrupted(
                 self.path(),
                 format!("index {index} is past its end"),
             ));
         }
-        let byte = match &self.body {
-            Body::Raw(map) => map.byte_at(HEADER_LEN + index as usize)?,
-            Body::Packed(body) => body.byte(index)?,
-        };
-        match Value::from_byte(byte) {
-            Some(v) => Ok(v),
-            None => self.overflow_value(index),
+        match &self.body {
+            Body::Raw(map) => map.byte_at(HEADER_LEN + index as usize),
+            Body::Packed(body) => body.byte(index),
         }
+    }
+
+    /// The value under the move-count rule of `n` plies at `index`.
+    ///
+    /// # Errors
+    /// As [`SectorFile::byte`], or a byte that is no such value.
+    pub fn clock_value(&self, index: u64, n: u8) -> Result<ClockValue, FileError> {
+        let byte = self.byte(index)?;
+        ClockValue::from_byte(byte, n).ok_or_else(|| {
+            FileError::corrupted(
+                self.path(),
+                format!("index {index} holds {byte}, which is no value under a rule of {n} plies"),
+            )
+        })
     }
 
     fn overflow_value(&self, index: u64) -> Result<Value, FileError> {

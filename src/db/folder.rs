@@ -43,13 +43,20 @@ pub fn folder_variant(dir: &Path) -> Result<Option<&'static Variant>, ProbeError
     let name = field("variant ").ok_or_else(|| problem("it names no variant".into()))?;
     let fingerprint =
         field("fingerprint ").ok_or_else(|| problem("it gives no fingerprint".into()))?;
-    let variant = Variant::by_name(&name)
+    let mut variant = Variant::by_name(&name)
         .ok_or_else(|| problem(format!("it names an unknown variant '{name}'")))?;
+    if let Some(n) = field("n-move ") {
+        let n: u8 = n
+            .parse()
+            .map_err(|_| problem(format!("its n-move '{n}' is not a number of plies")))?;
+        variant = variant.with_n_move(n).map_err(problem)?;
+    }
     let expected = format!("{:016x}", variant.fingerprint());
     if fingerprint != expected {
         return Err(problem(format!(
-            "it names {name}, whose rules have fingerprint {expected}, but gives {fingerprint}: \
-             its files were built for other rules"
+            "it names {}, whose rules have fingerprint {expected}, but gives {fingerprint}: \
+             its files were built for other rules",
+            variant.label()
         )));
     }
     Ok(Some(variant))
@@ -66,11 +73,11 @@ pub fn folder_is_packed(dir: &Path) -> bool {
 /// Writes the manifest of a new folder for `variant`, of raw files or
 /// (`packed`) of packed ones.
 pub(crate) fn write_manifest(dir: &Path, variant: &Variant, packed: bool) -> Result<(), FileError> {
-    let mut text = format!(
-        "variant {}\nfingerprint {:016x}\n",
-        variant.name,
-        variant.fingerprint()
-    );
+    let mut text = format!("variant {}\n", variant.name);
+    if let Some(n) = variant.n_move {
+        text.push_str(&format!("n-move {n}\n"));
+    }
+    text.push_str(&format!("fingerprint {:016x}\n", variant.fingerprint()));
     if packed {
         text.push_str(PACKED_LINE);
         text.push('\n');

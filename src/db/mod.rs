@@ -3,6 +3,8 @@
 //! checked map), the folder and its manifest, the errors of this layer, and
 //! the probing API over a folder.
 
+mod clock_probe;
+mod clock_value;
 mod error;
 mod file;
 mod folder;
@@ -15,6 +17,8 @@ mod stats;
 mod tablebase;
 mod value;
 
+pub use clock_probe::{ClockAnswer, ClockMove};
+pub use clock_value::ClockValue;
 pub use error::{FileError, FileKind, JobSize, ProbeError};
 pub use file::{SectorFile, file_name, write_sector};
 pub(crate) use folder::remove_stale_temp_files;

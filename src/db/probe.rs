@@ -52,6 +52,8 @@ pub enum LineEnd {
     Repeats,
     /// The length limit was reached.
     Limit,
+    /// The move-count rule drew the game: N plies without a mill.
+    MoveCountRule,
 }
 
 /// A line of perfect play: the moves from the position and how it ends.

@@ -4,7 +4,8 @@
 
 use rayon::prelude::*;
 
-use super::error::ProbeError;
+use super::clock_value::ClockValue;
+use super::error::{FileError, ProbeError};
 use super::tablebase::Tablebase;
 use super::value::{ESCAPE_BYTE, Value};
 use crate::index::SectorKey;
@@ -17,7 +18,8 @@ pub struct SectorStats {
     pub wins: u64,
     pub losses: u64,
     pub draws: u64,
-    /// The longest win and loss in plies (0 when there is none).
+    /// The longest win and loss in plies (0 when there is none): to the end
+    /// of the game, or under the move-count rule to the next mill.
     pub longest_win: u16,
     pub longest_loss: u16,
     /// The file's size in bytes.
@@ -68,6 +70,24 @@ impl Tablebase {
             }
         })
         .map_err(|source| self.damaged(sector, None, source))?;
+        if let Some(rule) = self.variant().n_move {
+            for (byte, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+                let value = ClockValue::from_byte(byte as u8, rule).ok_or_else(|| {
+                    let problem =
+                        format!("it holds the byte {byte}, no value under a rule of {rule} plies");
+                    self.damaged(sector, None, FileError::corrupted(file.path(), problem))
+                })?;
+                stats.add(
+                    match value {
+                        ClockValue::Win(d) => Value::Win(d.into()),
+                        ClockValue::Loss(d) => Value::Loss(d.into()),
+                        ClockValue::Draw => Value::Draw,
+                    },
+                    n,
+                );
+            }
+            return Ok(stats);
+        }
         for (byte, &n) in counts.iter().enumerate() {
             if n == 0 || byte as u8 == ESCAPE_BYTE {
                 continue;

@@ -8,6 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
+use super::clock_value::ClockValue;
 use super::error::{FileError, JobSize, ProbeError};
 use super::file::{SectorFile, file_name};
 use super::folder::{folder_is_packed, folder_variant, has_sector_files, write_manifest};
@@ -98,8 +99,8 @@ impl Tablebase {
         if found.fingerprint() != variant.fingerprint() {
             return Err(ProbeError::WrongVariant {
                 dir: dir.to_path_buf(),
-                found: found.name.to_string(),
-                wanted: variant.name.to_string(),
+                found: found.label(),
+                wanted: variant.label(),
             });
         }
         Ok(Tablebase {
@@ -244,7 +245,7 @@ impl Tablebase {
         ProbeError::MissingSector {
             sector,
             dir: self.dir.clone(),
-            variant: self.variant.name.to_string(),
+            variant: self.variant.label(),
             job: self.job_size(sector),
         }
     }
@@ -260,7 +261,7 @@ impl Tablebase {
             "delete {} and run `morris solve --db {} --variant {} --sectors {sector}` to build it again",
             source.path().display(),
             self.dir.display(),
-            self.variant.name
+            self.variant.label()
         );
         ProbeError::Damaged {
             sector,
@@ -326,7 +327,7 @@ impl Tablebase {
             return Err(ProbeError::WrongVariant {
                 dir: self.dir.clone(),
                 found: h.variant.clone(),
-                wanted: self.variant.name.to_string(),
+                wanted: self.variant.label(),
             });
         }
         let stored = if self.build_indices {
@@ -396,12 +397,56 @@ impl Tablebase {
         self.value_of_checked(pos)
     }
 
+    /// The value of any position of play under the folder's move-count rule
+    /// with a fresh counter, and the plies to the next mill.
+    ///
+    /// # Errors
+    /// A folder without the rule, a position that is not one of play, or a
+    /// missing or damaged sector file.
+    pub fn clock_value(&self, pos: &Position) -> Result<ClockValue, ProbeError> {
+        self.variant.check_position(pos)?;
+        self.clock_value_of_checked(pos)
+    }
+
+    /// [`Tablebase::clock_value`] of a position known to be one of play.
+    pub(crate) fn clock_value_of_checked(&self, pos: &Position) -> Result<ClockValue, ProbeError> {
+        let Some(n) = self.variant.n_move else {
+            return Err(ProbeError::RuleMismatch {
+                dir: self.dir.clone(),
+                has_rule: false,
+            });
+        };
+        match self.locate(pos)? {
+            Located::Over(Outcome::Drawn) => Ok(ClockValue::Draw),
+            Located::Over(_) => Ok(ClockValue::Loss(0)),
+            Located::At(sector, file, index) => file
+                .clock_value(index, n)
+                .map_err(|source| self.damaged(sector, Some(pos), source)),
+        }
+    }
+
     /// [`Tablebase::value`] of a position known to be one of play (a child
     /// generated from one).
     pub(crate) fn value_of_checked(&self, pos: &Position) -> Result<Value, ProbeError> {
+        if self.variant.n_move.is_some() {
+            return Err(ProbeError::RuleMismatch {
+                dir: self.dir.clone(),
+                has_rule: true,
+            });
+        }
+        match self.locate(pos)? {
+            Located::Over(Outcome::Drawn) => Ok(Value::Draw),
+            Located::Over(_) => Ok(Value::Loss(0)),
+            Located::At(sector, file, index) => file
+                .value(index)
+                .map_err(|source| self.damaged(sector, Some(pos), source)),
+        }
+    }
+
+    /// Where a position's value is: a game over for the side to move (lost
+    /// or, on Morabaraba's full board, drawn), or a file's index.
+    fn locate(&self, pos: &Position) -> Result<Located, ProbeError> {
         match self.variant.static_outcome(pos) {
-            Some(Outcome::Lost) => return Ok(Value::Loss(0)),
-            Some(Outcome::Drawn) => return Ok(Value::Draw),
             Some(Outcome::Won) => {
                 let waiting = pos.to_move.other();
                 return Err(ProbeError::InvalidPosition(PositionError::GameOver {
@@ -409,6 +454,7 @@ impl Tablebase {
                     total: pos.total(waiting),
                 }));
             }
+            Some(over) => return Ok(Located::Over(over)),
             None => {}
         }
         let sector = SectorKey::of(pos);
@@ -416,13 +462,19 @@ impl Tablebase {
             // A blocked side has lost without any file; otherwise the error
             // says how big a job building the sector is.
             return match self.variant.outcome(pos) {
-                Some(Outcome::Lost) => Ok(Value::Loss(0)),
+                Some(Outcome::Lost) => Ok(Located::Over(Outcome::Lost)),
                 _ => Err(self.missing(sector)),
             };
         };
-        file.value(index.index(self, pos))
-            .map_err(|source| self.damaged(sector, Some(pos), source))
+        let at = index.index(self, pos);
+        Ok(Located::At(sector, file, at))
     }
+}
+
+/// See [`Tablebase::locate`].
+enum Located {
+    Over(Outcome),
+    At(SectorKey, Arc<SectorFile>, u64),
 }
 
 /// Creates `dir` with a manifest for `variant` and for raw or `packed`

@@ -13,9 +13,13 @@ pub enum PositionParseError {
     #[error("empty position string; expected e.g. '{example}'")]
     Empty { example: String },
     #[error(
-        "a position has 4 fields (board, side to move, White's men in hand, Black's men in hand), found {found}"
+        "a position has 4 fields (board, side to move, White's men in hand, Black's men in hand), found {found} (a fifth, the plies since the last mill, is read only from a folder solved under the move-count rule)"
     )]
     FieldCount { found: usize },
+    #[error(
+        "the fifth field, the plies since the last mill under the move-count rule, must be a number from 0 to 255, found '{found}'"
+    )]
+    Counter { found: String },
     #[error("the board has {found} ranks separated by '/', the {variant} board has {expected}")]
     RankCount {
         found: usize,
@@ -187,6 +191,28 @@ impl Variant {
             hand(Color::Black, fields[3])?,
         ];
         self.checked(Position { men, hand, to_move })
+    }
+
+    /// [`Variant::parse_position`] for play under the move-count rule: a
+    /// position string may end with a fifth field, the counter (plies since
+    /// the last mill).
+    ///
+    /// # Errors
+    /// As [`Variant::parse_position`], or a counter that is not a number.
+    pub fn parse_position_with_counter(
+        &self,
+        text: &str,
+    ) -> Result<(Position, Option<u8>), PositionParseError> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.len() == 5 && !fields[0].contains(['*', 'O', '@']) {
+            let counter = fields[4]
+                .parse::<u8>()
+                .map_err(|_| PositionParseError::Counter {
+                    found: fields[4].to_string(),
+                })?;
+            return Ok((self.parse_position(&fields[..4].join(" "))?, Some(counter)));
+        }
+        Ok((self.parse_position(text)?, None))
     }
 
     /// Rejects what is not a position of play (see [`Variant::check_position`]).

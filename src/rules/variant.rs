@@ -1,7 +1,7 @@
 //! Variants as data: a board plus rule switches. The move generator and the
 //! solver read these switches; adding a variant touches only this file.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex};
 
 use super::board::Board;
 
@@ -16,7 +16,7 @@ pub enum RemovalRule {
 
 /// A rule set: the board, the men per side and the switches that differ
 /// between the games RULES.md names.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Variant {
     pub name: &'static str,
     pub description: &'static str,
@@ -30,7 +30,15 @@ pub struct Variant {
     pub move_while_holding: bool,
     /// A full board with no men in hand is a draw (Morabaraba).
     pub full_board_draw: bool,
+    /// The move-count rule: the game is drawn once this many plies in a row
+    /// pass without closing a mill (`None`: no such rule). See
+    /// [`Variant::with_n_move`].
+    pub n_move: Option<u8>,
 }
+
+/// The longest move-count rule a database stores: a win or loss with up to
+/// this many plies to the next mill fits a byte.
+pub const MAX_N_MOVE: u8 = 126;
 
 static STANDARD_BOARD: LazyLock<Board> = LazyLock::new(|| Board::new(&STANDARD_MILLS, &[]));
 static MORABARABA_BOARD: LazyLock<Board> = LazyLock::new(|| {
@@ -88,6 +96,7 @@ static VARIANTS: LazyLock<Vec<Variant>> = LazyLock::new(|| {
         removal: RemovalRule::MillsLast,
         move_while_holding: false,
         full_board_draw: false,
+        n_move: None,
     };
     vec![
         Variant {
@@ -148,6 +157,54 @@ impl Variant {
         Variant::by_name("standard").expect("built in")
     }
 
+    /// This variant under the move-count rule: drawn once `n` plies in a row
+    /// pass without a mill (100 for "50 moves each"). The rule's values are
+    /// solved only where every move that closes a mill leaves its unit
+    /// (not Lasker's placing while moving, nor strict mills' closing
+    /// without removal).
+    ///
+    /// # Errors
+    /// `n` out of 1..=`MAX_N_MOVE`, or a variant the rule is not built for.
+    pub fn with_n_move(&'static self, n: u8) -> Result<&'static Variant, String> {
+        static MADE: Mutex<Vec<&'static Variant>> = Mutex::new(Vec::new());
+        if !(1..=MAX_N_MOVE).contains(&n) {
+            return Err(format!(
+                "--n-move {n} is out of range: the rule takes 1 to {MAX_N_MOVE} plies"
+            ));
+        }
+        if self.move_while_holding || self.removal == RemovalRule::MillsNever {
+            return Err(format!(
+                "the move-count rule is not built for {} yet: its mills do not always leave \
+                 the sector (a man placed while moving, or a mill with nothing to remove)",
+                self.name
+            ));
+        }
+        let base = Variant::by_name(self.name).expect("built in");
+        let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = made
+            .iter()
+            .find(|v| v.name == self.name && v.n_move == Some(n))
+        {
+            return Ok(v);
+        }
+        // A handful per process at most: leaked so that it lives as long
+        // as the built-in ones.
+        let variant: &'static Variant = Box::leak(Box::new(Variant {
+            n_move: Some(n),
+            ..base.clone()
+        }));
+        made.push(variant);
+        Ok(variant)
+    }
+
+    /// The variant's name with its move-count rule, as the messages give it.
+    pub fn label(&self) -> String {
+        match self.n_move {
+            Some(n) => format!("{} --n-move {n}", self.name),
+            None => self.name.to_string(),
+        }
+    }
+
     /// A 64-bit fingerprint of everything that decides a position's value:
     /// the board's points, links and mills and every rule switch. Database files
     /// record it, so a file is never read under other rules.
@@ -162,6 +219,10 @@ impl Variant {
         }
         for mill in board.mills() {
             text.push_str(&format!("m{:x}", mill.0));
+        }
+        // Absent without the rule, so the files from before it keep theirs.
+        if let Some(n) = self.n_move {
+            text.push_str(&format!(";n-move={n}"));
         }
         xxhash_rust::xxh3::xxh3_64(text.as_bytes())
     }

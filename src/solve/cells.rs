@@ -59,6 +59,12 @@ impl SolvedSector {
         decode(self.cells.get(index))
     }
 
+    /// The byte of the value at `index` of a sector solved under the
+    /// move-count rule, whose cells hold `RESOLVED` with the byte.
+    pub fn clock_byte(&self, index: u64) -> u8 {
+        (self.cells.get(index) & 0xff) as u8
+    }
+
     /// The cells, while the sector is solved.
     pub(super) fn cells(&self) -> &Cells {
         &self.cells

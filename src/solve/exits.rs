@@ -12,7 +12,7 @@ use crate::system::prefetch;
 /// The finished sectors that moves leaving a unit lead to, mapped once with
 /// their indices, so the inner loop takes no lock.
 pub(super) struct Exits<'a> {
-    tablebase: &'a Tablebase,
+    pub(super) tablebase: &'a Tablebase,
     /// The unit's first sector, for errors.
     unit: SectorKey,
     pub(super) sectors: Vec<(SectorKey, Arc<SectorIndex>, Arc<SectorFile>)>,
@@ -63,20 +63,26 @@ impl<'a> Exits<'a> {
             // Missing files and game ends: the tablebase explains or answers.
             return match self.tablebase.value_of_checked(child) {
                 Ok(value) => Ok(Exit::Known(value)),
-                Err(source @ ProbeError::MissingSector { .. }) => {
-                    Err(SolveError::MissingDependency {
-                        sector: self.unit,
-                        needed: key,
-                        source,
-                    })
-                }
-                Err(e) => Err(e.into()),
+                Err(source) => Err(self.unavailable(key, source)),
             };
         };
         let (_, index, file) = &self.sectors[entry];
         let at = last.index(entry, index, child.us(), child.them());
         prefetch(file.bytes().unwrap_or_default(), at);
         Ok(Exit::At(entry, at))
+    }
+
+    /// The error of a child in sector `needed` that the tablebase could not
+    /// answer.
+    pub(super) fn unavailable(&self, needed: SectorKey, source: ProbeError) -> SolveError {
+        match source {
+            source @ ProbeError::MissingSector { .. } => SolveError::MissingDependency {
+                sector: self.unit,
+                needed,
+                source,
+            },
+            e => e.into(),
+        }
     }
 
     pub(super) fn read(&self, entry: usize, index: u64) -> Result<Value, SolveError> {

@@ -1,12 +1,15 @@
 //! The solver: units of sectors in the order of the sector graph, each
 //! solved into database files: placement sectors in one pass over their
-//! finished successors, units with moves inside them by retrograde analysis.
+//! finished successors, units with moves inside them by retrograde analysis;
+//! under the move-count rule, movement units by `mill_clock`'s analysis of
+//! the plies to the next mill.
 
 mod cells;
 mod error;
 mod exits;
 mod initial;
 mod lock;
+mod mill_clock;
 mod placement;
 mod retrograde;
 mod run;

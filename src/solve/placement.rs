@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::cells::{Cells, DRAW, RESOLVED, SolvedSector};
 use super::error::SolveError;
-use crate::db::{FileError, Fold, SectorFile, Tablebase, Value};
+use crate::db::{ClockValue, FileError, Fold, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsBlock, UsClass, binomial, for_each_subset};
 use crate::rules::{Bitboard, Variant};
 
@@ -59,26 +59,112 @@ impl Children {
     }
 }
 
-/// The cell of a position whose children have all been folded.
-fn resolved_cell(best: &Fold) -> Result<u16, GroupError> {
-    let plies = match best.value() {
-        Value::Draw => return Ok(RESOLVED | DRAW),
-        Value::Win(n) | Value::Loss(n) => n,
-    };
-    if plies >= DRAW {
-        return Err(GroupError::TooLong(plies));
+/// How the pass values a position from its children: by distance to the
+/// end ([`Distances`]) or under the move-count rule ([`MillClock`]).
+pub(super) trait Metric: Sync {
+    /// The best of the children folded so far.
+    type Best;
+    fn start(&self) -> Self::Best;
+    /// Folds in the child at `index` of `file`, reached by a move that
+    /// closes a mill or not.
+    fn add(
+        &self,
+        best: &mut Self::Best,
+        file: &SectorFile,
+        index: u64,
+        mill: bool,
+    ) -> Result<(), FileError>;
+    /// Folds in a child whose side to move has lost (fewer than three men).
+    fn add_lost(&self, best: &mut Self::Best, mill: bool);
+    /// Whether nothing can beat what was found: the pass stops early.
+    fn won_at_once(&self, best: &Self::Best) -> bool;
+    /// The position's resolved cell.
+    fn cell(&self, best: &Self::Best) -> Result<u16, GroupError>;
+}
+
+/// Values as plies to the end of the game, the database without the rule.
+pub(super) struct Distances;
+
+impl Metric for Distances {
+    type Best = Fold;
+    fn start(&self) -> Fold {
+        Fold::new()
     }
-    Ok(RESOLVED | plies)
+    #[inline]
+    fn add(
+        &self,
+        best: &mut Fold,
+        file: &SectorFile,
+        index: u64,
+        _: bool,
+    ) -> Result<(), FileError> {
+        best.add(file.value(index)?);
+        Ok(())
+    }
+    fn add_lost(&self, best: &mut Fold, _: bool) {
+        best.add(Value::Loss(0));
+    }
+    fn won_at_once(&self, best: &Fold) -> bool {
+        best.shortest_win() == Some(1)
+    }
+    fn cell(&self, best: &Fold) -> Result<u16, GroupError> {
+        let plies = match best.value() {
+            Value::Draw => return Ok(RESOLVED | DRAW),
+            Value::Win(n) | Value::Loss(n) => n,
+        };
+        if plies >= DRAW {
+            return Err(GroupError::TooLong(plies));
+        }
+        Ok(RESOLVED | plies)
+    }
+}
+
+/// Values under the move-count rule of `n` plies (see [`ClockValue`]); the
+/// cell holds the value's byte.
+pub(super) struct MillClock {
+    pub(super) n: u8,
+}
+
+impl Metric for MillClock {
+    type Best = ClockValue;
+    fn start(&self) -> ClockValue {
+        ClockValue::best([])
+    }
+    #[inline]
+    fn add(
+        &self,
+        best: &mut ClockValue,
+        file: &SectorFile,
+        index: u64,
+        mill: bool,
+    ) -> Result<(), FileError> {
+        let child = file.clock_value(index, self.n)?;
+        *best = ClockValue::best([*best, ClockValue::of_move(child, mill, self.n)]);
+        Ok(())
+    }
+    fn add_lost(&self, best: &mut ClockValue, mill: bool) {
+        *best = ClockValue::best([
+            *best,
+            ClockValue::of_move(ClockValue::Loss(0), mill, self.n),
+        ]);
+    }
+    fn won_at_once(&self, best: &ClockValue) -> bool {
+        *best == ClockValue::Win(1)
+    }
+    fn cell(&self, best: &ClockValue) -> Result<u16, GroupError> {
+        Ok(RESOLVED | u16::from(best.to_byte()))
+    }
 }
 
 /// Solves a sector for which [`is_placement_unit`] holds.
 ///
 /// # Errors
 /// A missing or damaged successor file, or no memory for the cells.
-pub fn solve_placement(
+pub(super) fn solve_placement<M: Metric>(
     variant: &'static Variant,
     sector: SectorKey,
     tablebase: &Tablebase,
+    metric: &M,
 ) -> Result<SolvedSector, SolveError> {
     let board = variant.board;
     let (us_board, them_board) = (sector.us_board as usize, sector.them_board as usize);
@@ -120,18 +206,25 @@ pub fn solve_placement(
             let mut previous: Option<Group> = None;
             let mut solve = |group: Group| {
                 if result.is_ok() {
-                    result =
-                        solve_group(variant, &index, &classes, &group, (&quiet, &taking), &cells)
-                            .map_err(|e| match e {
-                                GroupError::Corrupted(key, source) => {
-                                    tablebase.damaged(key, None, source).into()
-                                }
-                                GroupError::Unavailable(key) => unavailable(key),
-                                GroupError::TooLong(plies) => SolveError::CellOverflow {
-                                    position: format!("a position of {sector}"),
-                                    what: format!("a distance of {plies} plies"),
-                                },
-                            });
+                    result = solve_group(
+                        variant,
+                        metric,
+                        &index,
+                        &classes,
+                        &group,
+                        (&quiet, &taking),
+                        &cells,
+                    )
+                    .map_err(|e| match e {
+                        GroupError::Corrupted(key, source) => {
+                            tablebase.damaged(key, None, source).into()
+                        }
+                        GroupError::Unavailable(key) => unavailable(key),
+                        GroupError::TooLong(plies) => SolveError::CellOverflow {
+                            position: format!("a position of {sector}"),
+                            what: format!("a distance of {plies} plies"),
+                        },
+                    });
                 }
             };
             let ranks = item * GROUPS_PER_ITEM..(item + 1) * GROUPS_PER_ITEM;
@@ -149,7 +242,7 @@ pub fn solve_placement(
     Ok(SolvedSector::new(sector, cells))
 }
 
-enum GroupError {
+pub(super) enum GroupError {
     Corrupted(SectorKey, FileError),
     Unavailable(SectorKey),
     TooLong(u16),
@@ -211,8 +304,9 @@ fn prefetch_range(bytes: &[u8], range: std::ops::Range<u64>) {
 }
 
 /// Values every position of `group`.
-fn solve_group(
+fn solve_group<M: Metric>(
     variant: &Variant,
+    metric: &M,
     index: &SectorIndex,
     classes: &[UsClass],
     group: &Group,
@@ -221,14 +315,25 @@ fn solve_group(
 ) -> Result<(), GroupError> {
     let board = variant.board;
     let them = group.them;
-    let read = |children: &Children, block: Option<(&UsBlock, u32)>, after: Bitboard, to| match (
-        children, block,
-    ) {
-        (Children::In(key, index, file), Some((block, base))) => file
-            .value(index.index_in_block(block, base, after, to))
+    let add = |best: &mut M::Best,
+               children: &Children,
+               block: Option<(&UsBlock, u32)>,
+               after: Bitboard,
+               to,
+               mill| match (children, block) {
+        (Children::In(key, index, file), Some((block, base))) => metric
+            .add(
+                best,
+                file,
+                index.index_in_block(block, base, after, to),
+                mill,
+            )
             .map_err(|source| GroupError::Corrupted(*key, source)),
         (Children::Unavailable(key), _) => Err(GroupError::Unavailable(*key)),
-        _ => Ok(Value::Loss(0)),
+        _ => {
+            metric.add_lost(best, mill);
+            Ok(())
+        }
     };
     let base = |children: &Children, block: &UsBlock, us: Bitboard| match children {
         Children::In(_, index, _) => index.block_base(block, us),
@@ -242,13 +347,16 @@ fn solve_group(
         }
         let quiet_base = group.quiet.as_ref().map(|b| (b, base(quiet, b, us)));
         let mut taking_ready = false;
-        let mut best = Fold::new();
+        let mut best = metric.start();
         for to in board.all() & !(us | them) {
             let after = us.with(to);
-            if !group.removable.is_empty() && board.closes_mill(after, to) {
+            // A mill with nothing to remove is still a mill (the move-count
+            // rule starts afresh), but its child is the quiet one.
+            let mill = board.closes_mill(after, to);
+            if mill && !group.removable.is_empty() {
                 if group.taking.is_empty() {
                     // Lost or unavailable: the same for every removal.
-                    best.add(read(taking, None, after, to)?);
+                    add(&mut best, taking, None, after, to, true)?;
                 } else {
                     if !taking_ready {
                         for (b, block) in taking_bases.iter_mut().zip(&group.taking) {
@@ -257,17 +365,17 @@ fn solve_group(
                         taking_ready = true;
                     }
                     for (block, &b) in group.taking.iter().zip(&taking_bases) {
-                        best.add(read(taking, Some((block, b)), after, to)?);
+                        add(&mut best, taking, Some((block, b)), after, to, true)?;
                     }
                 }
             } else {
-                best.add(read(quiet, quiet_base, after, to)?);
+                add(&mut best, quiet, quiet_base, after, to, mill)?;
             }
-            if best.shortest_win() == Some(1) {
+            if metric.won_at_once(&best) {
                 break; // nothing beats winning at once
             }
         }
-        cells.set_zero_cell(index.index_in(class, them), resolved_cell(&best)?);
+        cells.set_zero_cell(index.index_in(class, them), metric.cell(&best)?);
     }
     Ok(())
 }

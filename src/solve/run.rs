@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 use super::cells::SolvedSector;
 use super::error::SolveError;
 use super::lock::UnitLock;
-use super::placement::{is_placement_unit, solve_placement};
+use super::mill_clock::solve_unit_under_rule;
+use super::placement::{Distances, MillClock, is_placement_unit, solve_placement};
 use super::retrograde::{UnitEvent, solve_unit};
 use crate::db::{
     ESCAPE_BYTE, Header, StoredIndex, Tablebase, file_name, index_file_name, is_current_index,
@@ -214,13 +215,19 @@ fn solve_one_unit(
 ) -> Result<Vec<SolvedSector>, SolveError> {
     match unit {
         [sector] if is_placement_unit(variant, unit) => {
-            let solved = solve_placement(variant, *sector, tablebase)?;
+            let solved = match variant.n_move {
+                Some(n) => solve_placement(variant, *sector, tablebase, &MillClock { n })?,
+                None => solve_placement(variant, *sector, tablebase, &Distances)?,
+            };
             on_event(UnitEvent::Initialised {
                 positions: solved.len(),
             });
             Ok(vec![solved])
         }
-        _ => solve_unit(variant, unit, tablebase, on_event),
+        _ => match variant.n_move {
+            Some(n) => solve_unit_under_rule(variant, unit, tablebase, n, on_event),
+            None => solve_unit(variant, unit, tablebase, on_event),
+        },
     }
 }
 
@@ -230,12 +237,15 @@ fn write(
     sector: &SolvedSector,
 ) -> Result<(), SolveError> {
     let positions = sector.len();
-    // Distances too long for a byte go to the overflow table (rare).
+    let byte = |i| match variant.n_move {
+        Some(_) => sector.clock_byte(i),
+        None => sector.value(i).to_byte(),
+    };
+    // Distances too long for a byte go to the overflow table (rare; never
+    // under the move-count rule).
     let overflow: Vec<(u64, u32)> = (0..positions)
-        .filter_map(|i| {
-            let value = sector.value(i);
-            (value.to_byte() == ESCAPE_BYTE).then(|| (i, value.plies().unwrap_or(0) as u32))
-        })
+        .filter(|&i| byte(i) == ESCAPE_BYTE)
+        .map(|i| (i, sector.value(i).plies().unwrap_or(0) as u32))
         .collect();
     let mut bytes = vec![0u8; 1 << 20];
     write_sector(
@@ -246,7 +256,7 @@ fn write(
             while start < positions {
                 let end = (start + bytes.len() as u64).min(positions);
                 for i in start..end {
-                    bytes[(i - start) as usize] = sector.value(i).to_byte();
+                    bytes[(i - start) as usize] = byte(i);
                 }
                 sink(&bytes[..(end - start) as usize])?;
                 start = end;

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{Checked, Mismatch};
+use super::{Checked, Found, Mismatch};
 use crate::db::{Fold, ProbeError, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsBlock, binomial, for_each_subset};
 use crate::rules::{Bitboard, Move, Outcome, Position, Variant};
@@ -256,8 +256,8 @@ impl<'a> Forward<'a> {
                     sector: self.sector,
                     index,
                     position: pos,
-                    stored,
-                    recomputed,
+                    stored: Found::Distance(stored),
+                    recomputed: Found::Distance(recomputed),
                 },
                 limit,
             );

@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use super::{Checked, Mismatch};
+use super::{Checked, Found, Mismatch};
 use crate::db::{ProbeError, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey};
 use crate::rules::{Outcome, Position};
@@ -54,8 +54,8 @@ pub fn check_sector(
                 sector,
                 index: i,
                 position,
-                stored,
-                recomputed,
+                stored: Found::Distance(stored),
+                recomputed: Found::Distance(recomputed),
             }))
         })
         .filter(|r| !matches!(r, Ok(None)))

@@ -6,6 +6,7 @@ mod cli;
 mod first_use;
 mod house;
 mod index;
+mod move_count;
 mod naive;
 mod pack;
 mod probe;

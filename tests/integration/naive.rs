@@ -71,6 +71,14 @@ impl Naive {
 
     /// Every child position, with the side to move swapped back to 1.
     pub fn children(&self, s: &State) -> Vec<State> {
+        self.children_with_mills(s)
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect()
+    }
+
+    /// [`Naive::children`], each with whether its move closed a mill.
+    pub fn children_with_mills(&self, s: &State) -> Vec<(State, bool)> {
         let v = self.variant;
         let n = v.board.len();
         if self.count(s, 1) < 3 || self.count(s, 2) < 3 {
@@ -108,7 +116,8 @@ impl Naive {
         let mut out = Vec::new();
         for (cells, hand, to) in raw {
             let mut variants = vec![cells];
-            if self.in_mill(&cells, to) {
+            let mill = self.in_mill(&cells, to);
+            if mill {
                 let theirs: Vec<usize> = (0..n).filter(|&p| cells[p] == 2).collect();
                 let free: Vec<usize> = theirs
                     .iter()
@@ -131,10 +140,11 @@ impl Naive {
                 }
             }
             for c in variants {
-                out.push(State {
+                let child = State {
                     cells: c.map(|x| [0, 2, 1][x as usize]),
                     hand: [s.hand[1], hand],
-                });
+                };
+                out.push((child, mill));
             }
         }
         out
@@ -204,22 +214,7 @@ impl Solution {
 /// parents of positions settled in round k - 1 (no other can change).
 /// Children outside the set must be terminal (a side below three men).
 pub fn solve_sectors(naive: &Naive, sectors: &[Sector]) -> Solution {
-    let n = naive.variant.board.len();
-    let mut states = Vec::new();
-    for &(a, ha, b, hb) in sectors {
-        for us in subsets(n, a, 0) {
-            for them in subsets(n, b, us) {
-                let mut cells = [0; POINTS];
-                for (p, cell) in cells.iter_mut().enumerate().take(n) {
-                    *cell = (us >> p & 1) as u8 + 2 * (them >> p & 1) as u8;
-                }
-                states.push(State {
-                    cells,
-                    hand: [ha, hb],
-                });
-            }
-        }
-    }
+    let states = states_of(naive, sectors);
     let position: HashMap<u64, u32> = states
         .iter()
         .enumerate()
@@ -363,4 +358,122 @@ fn subsets(n: usize, k: usize, taken: u32) -> Vec<u32> {
     }
     go(0, n, k, taken, 0, &mut out);
     out
+}
+
+/// Every state of the given sectors.
+fn states_of(naive: &Naive, sectors: &[Sector]) -> Vec<State> {
+    let n = naive.variant.board.len();
+    let mut states = Vec::new();
+    for &(a, ha, b, hb) in sectors {
+        for us in subsets(n, a, 0) {
+            for them in subsets(n, b, us) {
+                let mut cells = [0; POINTS];
+                for (p, cell) in cells.iter_mut().enumerate().take(n) {
+                    *cell = (us >> p & 1) as u8 + 2 * (them >> p & 1) as u8;
+                }
+                states.push(State {
+                    cells,
+                    hand: [ha, hb],
+                });
+            }
+        }
+    }
+    states
+}
+
+/// Values under the move-count rule of `n` plies for every (state, counter)
+/// pair of the given sectors, counter 0..=n: kind 1 win, -1 loss, 0 draw,
+/// straight from the rule. At counter `n` the game is drawn, unless the
+/// side to move has no move (the block on the n-th ply ended the game
+/// first); before it, a move that closes a mill leads to its child at
+/// counter 0, any other to its child at counter + 1. Children outside the
+/// set must be terminal (a side below three men).
+pub struct ClockSolution {
+    /// `values[state * (n + 1) + counter]`.
+    values: Vec<i8>,
+    n: usize,
+    position: HashMap<u64, u32>,
+}
+
+impl ClockSolution {
+    pub fn get(&self, s: &State, counter: usize) -> i8 {
+        self.values[self.position[&key(s)] as usize * (self.n + 1) + counter]
+    }
+}
+
+/// See [`ClockSolution`]. A mill lowers the men in all or the men in hand,
+/// a quiet move keeps both or lowers the men in hand: states ordered by
+/// (men in all, men in hand) find every child at counter 0 solved before
+/// them, and, counter by counter downwards, every child at counter + 1.
+pub fn solve_sectors_under_rule(naive: &Naive, sectors: &[Sector], n: usize) -> ClockSolution {
+    const TERMINAL: u32 = u32::MAX;
+    let states = states_of(naive, sectors);
+    let position: HashMap<u64, u32> = states
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (key(s), i as u32))
+        .collect();
+    let potential = |s: &State| (naive.count(s, 1) + naive.count(s, 2), s.hand[0] + s.hand[1]);
+    let children: Vec<Vec<(u32, bool)>> = states
+        .par_iter()
+        .map(|s| {
+            naive
+                .children_with_mills(s)
+                .iter()
+                .map(|(c, mill)| {
+                    if naive.count(c, 1) < 3 {
+                        return (TERMINAL, *mill);
+                    }
+                    let k = *position.get(&key(c)).expect("child inside the solved set");
+                    let lower = potential(c) < potential(s);
+                    assert!(lower || !*mill, "a mill that keeps the men and hands");
+                    (k, *mill)
+                })
+                .collect()
+        })
+        .collect();
+    let mut order: Vec<u32> = (0..states.len() as u32).collect();
+    order.sort_by_key(|&i| potential(&states[i as usize]));
+    let width = n + 1;
+    let mut values = vec![0i8; states.len() * width];
+    for group in
+        order.chunk_by(|&a, &b| potential(&states[a as usize]) == potential(&states[b as usize]))
+    {
+        for counter in (0..=n).rev() {
+            let layer: Vec<i8> = group
+                .par_iter()
+                .map(|&i| {
+                    let i = i as usize;
+                    let kids = &children[i];
+                    if naive.full_board_draw(&states[i]) {
+                        0
+                    } else if kids.is_empty() {
+                        -1 // blocked
+                    } else if counter == n {
+                        0 // n plies without a mill
+                    } else {
+                        kids.iter()
+                            .map(|&(k, mill)| {
+                                let child = if k == TERMINAL {
+                                    -1
+                                } else {
+                                    values[k as usize * width + if mill { 0 } else { counter + 1 }]
+                                };
+                                -child
+                            })
+                            .max()
+                            .unwrap()
+                    }
+                })
+                .collect();
+            for (&i, v) in group.iter().zip(layer) {
+                values[i as usize * width + counter] = v;
+            }
+        }
+    }
+    ClockSolution {
+        values,
+        n,
+        position,
+    }
 }

@@ -79,7 +79,7 @@ fn compare_tablebase_with_oracle(tb: &Tablebase, sectors: &[Sector]) {
 
 /// The reachable sectors of `variant` where each side has 3 to `men` men on
 /// board and in hand together: closed under moves, which never add men.
-fn sectors_with_men_in_all(variant: &'static Variant, men: usize) -> Vec<Sector> {
+pub fn sectors_with_men_in_all(variant: &'static Variant, men: usize) -> Vec<Sector> {
     let graph = SectorGraph::reachable(variant);
     let mut out = Vec::new();
     for total_us in 3..=men {

@@ -1,0 +1,236 @@
+//! The move-count rule: the fast solve against the naive solver over
+//! (position, counter) pairs, a forward check of every pair of the whole of
+//! six, and the rule's limits.
+
+use std::path::Path;
+
+use morris::db::ClockValue;
+use morris::index::SectorIndex;
+use morris::{SectorGraph, Selection, Tablebase, Value, Variant};
+use rayon::prelude::*;
+
+use crate::naive::{Naive, Sector, solve_sectors_under_rule};
+use crate::solver::{sectors_with_men_in_all, solve_into};
+
+fn v(name: &str) -> &'static Variant {
+    Variant::by_name(name).unwrap()
+}
+
+fn kind(value: ClockValue) -> i8 {
+    match value {
+        ClockValue::Win(_) => 1,
+        ClockValue::Loss(_) => -1,
+        ClockValue::Draw => 0,
+    }
+}
+
+fn solved_under_rule(
+    dir: &Path,
+    variant: &'static Variant,
+    n: u8,
+    selection: Selection,
+) -> Tablebase {
+    let ruled = variant.with_n_move(n).unwrap();
+    solve_into(dir, ruled, selection);
+    Tablebase::open(dir, ruled).unwrap()
+}
+
+/// Every position of `sectors` at every counter 0..=n: the value the
+/// folder gives equals the naive solver's.
+fn compare_with_naive(tb: &Tablebase, sectors: &[Sector]) {
+    let variant = tb.variant();
+    let n = variant.n_move.unwrap();
+    let naive = Naive::new(variant);
+    let oracle = solve_sectors_under_rule(&naive, sectors, n as usize);
+    for &(a, ha, b, hb) in sectors {
+        let index = SectorIndex::of(variant.board, a, b);
+        (0..index.size()).into_par_iter().for_each(|i| {
+            let pos = index.position(i, ha, hb);
+            let fresh = tb.clock_value(&pos).unwrap();
+            let state = naive.state(&pos);
+            for c in 0..=n {
+                assert_eq!(
+                    kind(fresh.at_counter(c, n)),
+                    oracle.get(&state, c as usize),
+                    "{} at counter {c} under {n}: stored {fresh:?}",
+                    pos.notation(variant.board)
+                );
+            }
+        });
+    }
+}
+
+/// Six's small sectors: every one with at most four men a side in all (the
+/// placement phase's end, where captures and blocks decide), and the
+/// movement sectors up to 4 v 4, for rules of 10 and 20 plies, where the
+/// rule bites often (100 plies: the whole game's check below).
+#[test]
+fn six_equals_the_naive_solver_under_the_rule() {
+    let variant = v("six");
+    let mut sectors = sectors_with_men_in_all(variant, 4);
+    sectors.extend((3..=4).flat_map(|a| (3..=4).map(move |b| (a, 0, b, 0))));
+    sectors.sort_unstable();
+    sectors.dedup();
+    for n in [10, 20] {
+        let dir = tempfile::tempdir().unwrap();
+        let tb = solved_under_rule(dir.path(), variant, n, Selection::All);
+        compare_with_naive(&tb, &sectors);
+    }
+}
+
+/// Standard 3 v 3, where the first mill ends the game: a win in d plies
+/// stays a win at counter c exactly when c + d <= N. A minute and 1.5 GB
+/// for the naive solver: run it with `cargo test --release -- --ignored`
+/// (scripts/oracle.sh).
+#[test]
+#[ignore]
+fn standard_3_3_equals_the_naive_solver_under_the_rule() {
+    for n in [10, 20] {
+        let dir = tempfile::tempdir().unwrap();
+        let tb = solved_under_rule(dir.path(), Variant::standard(), n, Selection::MaxMen(6));
+        compare_with_naive(&tb, &[(3, 0, 3, 0)]);
+    }
+}
+
+/// About 27 million raw positions for the naive solver: run it with
+/// `cargo test --release -- --ignored` (scripts/oracle.sh).
+#[test]
+#[ignore]
+fn the_3_4_unit_of_standard_equals_the_naive_solver_under_the_rule() {
+    for n in [10, 20] {
+        let dir = tempfile::tempdir().unwrap();
+        let tb = solved_under_rule(dir.path(), Variant::standard(), n, Selection::MaxMen(7));
+        compare_with_naive(&tb, &[(3, 0, 3, 0), (3, 0, 4, 0), (4, 0, 3, 0)]);
+    }
+}
+
+/// Every position of the whole game of six under the rule of 100 plies, at
+/// every counter, equals what the rule makes of its children's stored
+/// values under the naive rules: drawn at 100 unless blocked, else the best
+/// of the children at counter + 1, or at 0 after a mill. With the naive
+/// solver's agreement on the sectors where the game ends, this checks every
+/// value of the game.
+#[test]
+fn the_whole_game_of_six_under_the_rule_of_100_follows_from_its_children() {
+    let variant = v("six");
+    let n = 100u8;
+    let dir = tempfile::tempdir().unwrap();
+    let tb = solved_under_rule(dir.path(), variant, n, Selection::All);
+    let naive = Naive::new(tb.variant());
+    let graph = SectorGraph::reachable(variant);
+    let as_kind = |v: ClockValue, c: u8| kind(v.at_counter(c, n));
+    for sector in graph.sectors() {
+        let index = SectorIndex::of(
+            variant.board,
+            sector.us_board as usize,
+            sector.them_board as usize,
+        );
+        (0..index.size()).into_par_iter().for_each(|i| {
+            let pos = index.position(i, sector.us_hand, sector.them_hand);
+            let stored = tb.clock_value(&pos).unwrap();
+            let children: Vec<(ClockValue, bool)> = naive
+                .children_with_mills(&naive.state(&pos))
+                .iter()
+                .map(|(c, mill)| (tb.clock_value(&naive.position(c)).unwrap(), *mill))
+                .collect();
+            for c in 0..=n {
+                let expected = if children.is_empty() {
+                    -1
+                } else if c == n {
+                    0
+                } else {
+                    children
+                        .iter()
+                        .map(|&(child, mill)| -as_kind(child, if mill { 0 } else { c + 1 }))
+                        .max()
+                        .unwrap()
+                };
+                assert_eq!(
+                    as_kind(stored, c),
+                    expected,
+                    "{} at counter {c}: stored {stored:?}",
+                    pos.notation(variant.board)
+                );
+            }
+        });
+    }
+    let start = morris::Position::start(variant);
+    assert_eq!(tb.clock_value(&start).unwrap(), ClockValue::Draw);
+}
+
+/// A rule longer than every distance of six's database changes no value
+/// with a fresh counter; a rule can only turn wins and losses into draws.
+#[test]
+fn the_rule_only_turns_wins_and_losses_into_draws() {
+    let variant = v("six");
+    let plain_dir = tempfile::tempdir().unwrap();
+    solve_into(plain_dir.path(), variant, Selection::All);
+    let plain = Tablebase::open(plain_dir.path(), variant).unwrap();
+    let graph = SectorGraph::reachable(variant);
+    let longest = graph
+        .sectors()
+        .map(|s| {
+            let stats = plain.sector_stats(s).unwrap();
+            stats.longest_win.max(stats.longest_loss)
+        })
+        .max()
+        .unwrap();
+    assert!(
+        longest < u16::from(morris::rules::MAX_N_MOVE),
+        "six's longest distance is {longest}"
+    );
+    for n in [20, morris::rules::MAX_N_MOVE] {
+        let dir = tempfile::tempdir().unwrap();
+        let ruled = solved_under_rule(dir.path(), variant, n, Selection::All);
+        for sector in graph.sectors() {
+            let index = SectorIndex::of(
+                variant.board,
+                sector.us_board as usize,
+                sector.them_board as usize,
+            );
+            (0..index.size()).into_par_iter().for_each(|i| {
+                let pos = index.position(i, sector.us_hand, sector.them_hand);
+                let without = plain.value(&pos).unwrap();
+                let with = ruled.clock_value(&pos).unwrap();
+                let same = match (without, with) {
+                    (Value::Win(_), ClockValue::Win(_))
+                    | (Value::Loss(_), ClockValue::Loss(_))
+                    | (Value::Draw, ClockValue::Draw) => true,
+                    (_, ClockValue::Draw) => n < morris::rules::MAX_N_MOVE,
+                    _ => false,
+                };
+                assert!(
+                    same,
+                    "{} under {n}: {without:?} then {with:?}",
+                    pos.notation(variant.board)
+                );
+            });
+        }
+    }
+}
+
+#[test]
+fn rules_are_kept_apart() {
+    let variant = v("six");
+    let dir = tempfile::tempdir().unwrap();
+    solved_under_rule(dir.path(), variant, 20, Selection::MaxMen(7));
+    // The folder records its rule: opened as it is, it has it.
+    let tb = Tablebase::open_folder(dir.path()).unwrap();
+    assert_eq!(tb.variant().n_move, Some(20));
+    let err = Tablebase::open(dir.path(), variant).err().unwrap();
+    assert!(err.to_string().contains("six --n-move 20"), "{err}");
+    let err = Tablebase::open(dir.path(), variant.with_n_move(30).unwrap())
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("not six --n-move 30"), "{err}");
+    // Values without a counter are refused, not misread.
+    let pos = variant
+        .parse_position("WWW/B.B/B..B/.../... w 0 0")
+        .unwrap();
+    assert!(tb.value(&pos).is_err());
+    assert!(tb.clock_probe(&pos, 21).is_err());
+    assert!(v("lasker").with_n_move(100).is_err());
+    assert!(v("strict-mills").with_n_move(100).is_err());
+    assert!(Variant::standard().with_n_move(0).is_err());
+    assert!(Variant::standard().with_n_move(127).is_err());
+}
