@@ -321,6 +321,14 @@ pub fn run(cli: Cli) -> Result<()> {
             max_plies,
         } => {
             let tablebase = open(&db.db, explicit)?;
+            if tablebase.variant().n_move.is_some() {
+                // Said before the board is drawn, not after.
+                return Err(ProbeError::RuleMismatch {
+                    dir: db.db.clone(),
+                    has_rule: true,
+                }
+                .into());
+            }
             let start = parse_position(tablebase.variant(), &from)?;
             let options = play::PlayOptions {
                 seat: human,
@@ -462,7 +470,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     for cause in err.chain() {
         if let Some(e) = cause.downcast_ref::<ProbeError>() {
             return match e {
-                ProbeError::InvalidPosition(_) => 1,
+                ProbeError::InvalidPosition(_) | ProbeError::CounterPastRule { .. } => 1,
                 _ => 3,
             };
         }

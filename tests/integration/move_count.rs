@@ -234,3 +234,153 @@ fn rules_are_kept_apart() {
     assert!(Variant::standard().with_n_move(0).is_err());
     assert!(Variant::standard().with_n_move(127).is_err());
 }
+
+mod command_line {
+    use assert_cmd::Command;
+
+    fn morris(args: &[&str]) -> std::process::Output {
+        Command::cargo_bin("morris")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn stdout(args: &[&str]) -> String {
+        let out = morris(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Solve, probe at counters, stats and verify of six under a rule of 20
+    /// plies, through the binary.
+    #[test]
+    fn solve_probe_stats_and_verify_under_the_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().to_str().unwrap();
+        let solved = stdout(&[
+            "--variant",
+            "six",
+            "--n-move",
+            "20",
+            "solve",
+            "--all",
+            "--quiet",
+            "--db",
+            db,
+        ]);
+        assert!(
+            solved.contains("the starting position is a draw"),
+            "{solved}"
+        );
+        let manifest = std::fs::read_to_string(dir.path().join("morris-db.txt")).unwrap();
+        assert!(manifest.contains("n-move 20"), "{manifest}");
+
+        // White closes a mill in 3 plies: a win up to counter 17, a cursed
+        // win from 18.
+        let pos = "WWW/B.B/B..B/.../... w 0 0";
+        let json = |counter: u8| -> serde_json::Value {
+            let text = stdout(&["probe", "--db", db, "--json", &format!("{pos} {counter}")]);
+            serde_json::from_str(&text).unwrap()
+        };
+        let fresh = json(0);
+        assert_eq!(fresh["wdl"], "win");
+        assert_eq!(fresh["category"], "win");
+        assert_eq!(fresh["mill_plies"], 3);
+        assert_eq!(fresh["fresh"]["holds_to_counter"], 17);
+        assert_eq!(fresh["plies"], serde_json::Value::Null);
+        let late = json(18);
+        assert_eq!(late["wdl"], "draw");
+        assert_eq!(late["category"], "cursed-win");
+        assert_eq!(late["counter"], 18);
+        // The move's child is a loss for Black: blessed at counter 19.
+        let child = late["moves"][0]["position"].as_str().unwrap().to_string();
+        let text = stdout(&["probe", "--db", db, "--json", &format!("{child} 19")]);
+        let blessed: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(blessed["category"], "blessed-loss");
+
+        let text = stdout(&["probe", "--db", db, &format!("{pos} 18")]);
+        assert!(
+            text.contains("18 plies since the last mill (drawn at 20)"),
+            "{text}"
+        );
+        assert!(text.contains("cursed-win"), "{text}");
+        let line = stdout(&["probe", "--db", db, "--line", pos]);
+        assert!(line.contains("line: "), "{line}");
+
+        // A counter past the rule is bad input.
+        let out = morris(&["probe", "--db", db, &format!("{pos} 21")]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("past the folder's rule of 20"));
+
+        let stats = stdout(&["stats", "--db", db]);
+        assert!(stats.contains("move-count rule of 20 plies"), "{stats}");
+        let verified = stdout(&["verify", "--db", db]);
+        assert!(
+            verified.contains("all agree with their children"),
+            "{verified}"
+        );
+
+        // A rule the variant's mills do not fit is refused plainly.
+        let out = morris(&[
+            "--variant",
+            "lasker",
+            "--n-move",
+            "100",
+            "solve",
+            "--db",
+            db,
+        ]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("not built for lasker"));
+    }
+
+    /// A value changed in a file whose checksums were then recomputed is
+    /// caught by the check under the rule.
+    #[test]
+    fn a_planted_value_is_caught_under_the_rule() {
+        use morris::db::{Header, SectorFile, write_sector};
+        use morris::{SectorKey, Tablebase, Variant};
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().to_str().unwrap();
+        stdout(&[
+            "--variant",
+            "six",
+            "--n-move",
+            "20",
+            "solve",
+            "--quiet",
+            "--max-men",
+            "8",
+            "--db",
+            db,
+        ]);
+        let variant = Variant::by_name("six").unwrap().with_n_move(20).unwrap();
+        let sector = SectorKey::movement(4, 4);
+        let tb = Tablebase::open(dir.path(), variant).unwrap();
+        let file: std::sync::Arc<SectorFile> = tb.sector(sector).unwrap();
+        let mut bytes = file.bytes().unwrap().to_vec();
+        let at = bytes.iter().position(|&b| b == 5).expect("a win in 3");
+        bytes[at] = 3; // a win in 2
+        drop((file, tb));
+        std::fs::remove_file(dir.path().join("4-4.mdb")).unwrap();
+        write_sector(
+            dir.path(),
+            Header::new(variant, sector, bytes.len() as u64),
+            |sink| sink(&bytes),
+            &[],
+        )
+        .unwrap();
+        let out = morris(&["verify", "--db", db, "--sectors", "4-4"]);
+        assert_eq!(out.status.code(), Some(3));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("stored win, next mill within 2 plies"),
+            "{text}"
+        );
+    }
+}
