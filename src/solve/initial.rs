@@ -6,8 +6,8 @@ use super::error::SolveError;
 use super::exits::{Exit, Exits, LastClass};
 use super::retrograde::{COUNT_SHIFT, LONG_LOSS, MAX_COUNT, MAX_WIN_BOUND, Unit, WIN_BOUND};
 use crate::db::{Fold, Value};
-use crate::index::{SectorKey, UsClass};
-use crate::rules::{Bitboard, Position};
+use crate::index::{SectorIndex, SectorKey, UsClass};
+use crate::rules::{Bitboard, Position, Variant};
 use crate::system::prefetch;
 
 /// What lets a movement sector's initialisation skip most index lookups:
@@ -15,7 +15,7 @@ use crate::system::prefetch;
 /// capture to one sector outside it.
 pub(super) struct MovementShortcuts {
     /// The part holding the children of slides.
-    mirror: usize,
+    pub(super) mirror: usize,
     /// The exit entry holding the children of captures, when mapped.
     captures: Option<usize>,
 }
@@ -38,54 +38,81 @@ impl MovementShortcuts {
     }
 }
 
-/// [`initial_cell`] for a movement position. A slide's child has the men
-/// `them` to move; when no symmetry fixes them, different slides give
-/// different children, so they are counted without computing their indices.
-pub(super) fn initial_movement_cell(
-    unit: &Unit,
+/// Scratch space of [`movement_moves`], kept per thread.
+#[derive(Default)]
+pub(super) struct MovementScratch {
+    /// Indices of the children of quiet slides, when a symmetry may merge them.
+    quiet: Vec<u64>,
+    /// The children of captures in a mapped sector: exit entry and index,
+    /// their bytes prefetched.
+    pub(super) pending: Vec<(usize, u64)>,
+    /// The children of captures in a sector without a mapped file.
+    pub(super) unmapped: Vec<Position>,
+    /// The capture children's class per set of men left, looked up once.
+    captured: Vec<(Bitboard, UsClass)>,
+}
+
+/// What a movement position's moves are, for its cell before the levels.
+pub(super) struct MovementMoves {
+    pub(super) any_move: bool,
+    /// Distinct children inside the unit: those of quiet slides.
+    pub(super) inside: u16,
+    /// Some capture leaves the other side below three men: a win at once.
+    pub(super) capture_wins: bool,
+}
+
+/// Walks the slides of a movement position `pos` (not a game end): counts
+/// its distinct children inside the unit and leaves the captures' children
+/// in `scratch` (`pending` when their sector is mapped, else `unmapped`).
+/// A slide's child has the men `them` to move; when no symmetry fixes them,
+/// different slides give different children, so they are counted without
+/// computing their indices. Every capture leads to one sector outside the
+/// unit, whose class lookups are shared by the children with the same men.
+pub(super) fn movement_moves(
+    variant: &Variant,
+    mirror: &SectorIndex,
+    exits: &Exits,
     pos: &Position,
     shortcuts: &MovementShortcuts,
-    quiet: &mut Vec<u64>,
-    pending: &mut Vec<(usize, u64)>,
-    captured: &mut Vec<(Bitboard, UsClass)>,
-) -> Result<u16, SolveError> {
-    let (variant, exits, parts) = (unit.variant, &unit.exits, &unit.parts);
-    if variant.static_outcome(pos).is_some() {
-        return Ok(RESOLVED | DRAW); // see `initial_cell`
-    }
+    scratch: &mut MovementScratch,
+) -> MovementMoves {
     let board = variant.board;
     let (us, them) = (pos.us(), pos.them());
-    let mirror = &parts[shortcuts.mirror].index;
     let symmetric = mirror.us_is_symmetric(them);
     let removable = variant.removable(them);
     let empty = board.all() & !(us | them);
     let flying = variant.flies(us.count(), 0);
-    // A capture leaving fewer than three men wins at once.
-    let capture_wins = them.count() - 1 < 3;
+    let MovementScratch {
+        quiet,
+        pending,
+        unmapped,
+        captured,
+    } = scratch;
     quiet.clear();
     pending.clear();
-    let mut children = Children {
+    unmapped.clear();
+    captured.clear();
+    let mut moves = MovementMoves {
         any_move: false,
         inside: 0,
-        outside: Fold::new(),
+        // A capture leaving fewer than three men wins at once.
+        capture_wins: false,
     };
-    // The capture children's class per set of men left, looked up once.
-    captured.clear();
-    let mut last = LastClass::default();
+    let capture_wins = them.count() - 1 < 3;
     for from in us {
         for to in board.moves_from(from, empty, flying) {
-            children.any_move = true;
+            moves.any_move = true;
             let after = us.without(from).with(to);
             if removable.is_empty() || !board.closes_mill(after, to) {
                 if symmetric {
                     quiet.push(mirror.index(them, after));
                 } else {
-                    children.inside += 1;
+                    moves.inside += 1;
                 }
                 continue;
             }
             if capture_wins {
-                children.outside.add(Value::Loss(0));
+                moves.capture_wins = true;
                 continue;
             }
             for r in removable {
@@ -105,25 +132,51 @@ pub(super) fn initial_movement_cell(
                         prefetch(file.bytes().unwrap_or_default(), at);
                         pending.push((entry, at));
                     }
-                    None => {
-                        let child = Position::from_sides(rest, 0, after, 0);
-                        match exits.locate(&child, &mut last)? {
-                            Exit::Known(v) => children.outside.add(v),
-                            Exit::At(entry, at) => pending.push((entry, at)),
-                        }
-                    }
+                    None => unmapped.push(Position::from_sides(rest, 0, after, 0)),
                 }
             }
         }
     }
-    for &(entry, at) in pending.iter() {
-        children.outside.add(exits.read(entry, at)?);
-    }
     if symmetric {
         quiet.sort_unstable();
         quiet.dedup();
-        children.inside = quiet.len() as u16;
+        moves.inside = quiet.len() as u16;
     }
+    moves
+}
+
+/// [`initial_cell`] for a movement position, see [`movement_moves`].
+pub(super) fn initial_movement_cell(
+    unit: &Unit,
+    pos: &Position,
+    shortcuts: &MovementShortcuts,
+    scratch: &mut MovementScratch,
+) -> Result<u16, SolveError> {
+    let (variant, exits) = (unit.variant, &unit.exits);
+    if variant.static_outcome(pos).is_some() {
+        return Ok(RESOLVED | DRAW); // see `initial_cell`
+    }
+    let mirror = &unit.parts[shortcuts.mirror].index;
+    let moves = movement_moves(variant, mirror, exits, pos, shortcuts, scratch);
+    let mut outside = Fold::new();
+    if moves.capture_wins {
+        outside.add(Value::Loss(0));
+    }
+    let mut last = LastClass::default();
+    for child in &scratch.unmapped {
+        match exits.locate(child, &mut last)? {
+            Exit::Known(v) => outside.add(v),
+            Exit::At(entry, at) => scratch.pending.push((entry, at)),
+        }
+    }
+    for &(entry, at) in scratch.pending.iter() {
+        outside.add(exits.read(entry, at)?);
+    }
+    let children = Children {
+        any_move: moves.any_move,
+        inside: moves.inside,
+        outside,
+    };
     children.cell(unit, pos)
 }
 

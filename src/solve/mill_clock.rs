@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use super::cells::{CELLS_PER_WORD, Cells, LOW_BITS, RESOLVED, SolvedSector, has_zero_cell};
 use super::error::SolveError;
 use super::exits::{Exits, LastClass};
+use super::initial::{MovementScratch, MovementShortcuts, movement_moves};
 use super::retrograde::UnitEvent;
 use crate::db::{ClockValue, Tablebase};
 use crate::index::{SectorIndex, SectorKey};
@@ -153,13 +154,22 @@ impl Unit<'_> {
     /// mills from the finished sectors.
     fn initialise(&self) -> Result<(), SolveError> {
         for part in &self.parts {
-            Unit::chunks(part).try_for_each_init(Vec::new, |inside, chunk| {
+            let part_of = |s| self.part_of(s);
+            let shortcuts =
+                MovementShortcuts::new(part.sector, &part_of, &self.exits).ok_or_else(|| {
+                    SolveError::Inconsistent {
+                        position: format!("a position of {}", part.sector),
+                        what: "the move-count rule solves movement units only".into(),
+                    }
+                })?;
+            let mirror = &self.parts[shortcuts.mirror].index;
+            Unit::chunks(part).try_for_each_init(MovementScratch::default, |scratch, chunk| {
                 let mut result = Ok(());
                 part.index.for_each_in(chunk, |i, us, them| {
                     if result.is_ok() {
                         let s = part.sector;
                         let pos = Position::from_sides(us, s.us_hand, them, s.them_hand);
-                        match self.initial_cell(&pos, inside) {
+                        match self.initial_cell(&pos, mirror, &shortcuts, scratch) {
                             Ok(cell) => part.cells.set_zero_cell(i, cell),
                             Err(e) => result = Err(e),
                         }
@@ -174,58 +184,51 @@ impl Unit<'_> {
     fn initial_cell(
         &self,
         pos: &Position,
-        inside: &mut Vec<(usize, u64)>,
+        mirror: &SectorIndex,
+        shortcuts: &MovementShortcuts,
+        scratch: &mut MovementScratch,
     ) -> Result<u16, SolveError> {
         if self.variant.static_outcome(pos).is_some() {
             return Ok(resolved(ClockValue::Draw)); // Morabaraba's full board
         }
-        inside.clear();
-        let (mut any_move, mut escape, mut wins) = (false, false, false);
-        let (mut last, mut last_exit) = (LastClass::default(), LastClass::default());
-        let mut error = None;
-        self.variant.for_each_move(pos, |_, child| {
-            any_move = true;
-            if error.is_some() || wins {
-                return;
-            }
-            if let Some(k) = self.part_of(SectorKey::of(&child)) {
-                let index = &self.parts[k].index;
-                inside.push((k, last.index(k, index, child.us(), child.them())));
-                return;
-            }
-            // Only a mill leaves a movement unit.
-            match self.exit_value(&child, &mut last_exit) {
-                Ok(v) => match ClockValue::of_move(v, true, self.n) {
-                    ClockValue::Win(_) => wins = true,
-                    ClockValue::Draw => escape = true,
-                    ClockValue::Loss(_) => {}
-                },
-                Err(e) => error = Some(e),
-            }
-        });
-        if let Some(e) = error {
-            return Err(e);
-        }
-        if !any_move {
+        let moves = movement_moves(self.variant, mirror, &self.exits, pos, shortcuts, scratch);
+        if !moves.any_move {
             return Ok(resolved(ClockValue::Loss(0)));
         }
-        if wins {
+        if moves.capture_wins {
             return Ok(resolved(ClockValue::Win(1)));
         }
-        inside.sort_unstable();
-        inside.dedup();
-        let count = inside.len() + usize::from(escape);
+        // Every capture is a mill: its child starts afresh.
+        let mut escape = false;
+        let mut last = LastClass::default();
+        let unmapped = scratch
+            .unmapped
+            .iter()
+            .map(|child| self.exit_value(child, &mut last));
+        let pending = scratch.pending.iter().map(|&(entry, at)| {
+            let (key, _, file) = &self.exits.sectors[entry];
+            file.clock_value(at, self.n)
+                .map_err(|source| self.exits.tablebase.damaged(*key, None, source).into())
+        });
+        for child in unmapped.chain(pending) {
+            match ClockValue::of_move(child?, true, self.n) {
+                ClockValue::Win(_) => return Ok(resolved(ClockValue::Win(1))),
+                ClockValue::Draw => escape = true,
+                ClockValue::Loss(_) => {}
+            }
+        }
+        let count = moves.inside + u16::from(escape);
         if count == 0 {
             // Every move is a mill into a lost cause.
             return Ok(resolved(ClockValue::Loss(1)));
         }
-        if count > MAX_COUNT as usize {
+        if count > MAX_COUNT {
             return Err(SolveError::CellOverflow {
                 position: pos.notation(self.variant.board),
                 what: format!("{count} children"),
             });
         }
-        Ok(count as u16)
+        Ok(count)
     }
 
     /// The value of a child after a mill, from the finished sectors.

@@ -171,7 +171,7 @@ impl Unit<'_> {
             let shortcuts = MovementShortcuts::new(part.sector, &|s| self.part_of(s), &self.exits);
             part.chunks().try_for_each_init(
                 Default::default,
-                |(inside, pending, quiet, captured), chunk| {
+                |(inside, pending, scratch), chunk| {
                     let mut result = Ok(());
                     let mut wake = WakeLevels::starting_at(chunk.start);
                     // Counted per chunk: one shared atomic per position would
@@ -184,9 +184,9 @@ impl Unit<'_> {
                         let s = part.sector;
                         let pos = Position::from_sides(us, s.us_hand, them, s.them_hand);
                         let cell = match &shortcuts {
-                            Some(shortcuts) => initial_movement_cell(
-                                self, &pos, shortcuts, quiet, pending, captured,
-                            ),
+                            Some(shortcuts) => {
+                                initial_movement_cell(self, &pos, shortcuts, scratch)
+                            }
                             None => initial_cell(self, &pos, inside, pending),
                         };
                         match cell {
