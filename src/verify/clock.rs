@@ -1,13 +1,13 @@
-//! The check under the move-count rule: every stored value (with a fresh
-//! counter) recomputed from its children's stored values, each child through
-//! the general probe path. With the rule the values need no levels to be
+//! The simple check under the move-count rule, the oracle of the fast one
+//! (`forward.rs`): every stored value (with a fresh counter) recomputed from
+//! its children's stored values, each child through the general probe path. With the rule the values need no levels to be
 //! well-founded: the plies to the next mill are bounded by N, a mill leads to
 //! fewer men, and every other move to one more ply, so the one-ply relation
 //! checked here, together with the end rules, proves every value.
 
 use rayon::prelude::*;
 
-use super::{Check, Checked, Found, Mismatch};
+use super::{Checked, Found, Mismatch};
 use crate::db::{ClockValue, ProbeError, Tablebase};
 use crate::index::{SectorIndex, SectorKey};
 use crate::rules::{Outcome, Position};
@@ -35,8 +35,8 @@ pub fn recompute(tablebase: &Tablebase, pos: &Position) -> Result<ClockValue, Pr
     Ok(ClockValue::best(moves))
 }
 
-/// Checks the values of one sector of a folder under the rule: all of them,
-/// or a sample as [`Check::Sample`] draws it; the file's checksums are the
+/// Checks every value of one sector of a folder under the rule, the simple
+/// way (the oracle of the fast check); the file's checksums are the
 /// caller's. At most `limit` mismatches are kept.
 ///
 /// # Errors
@@ -44,7 +44,6 @@ pub fn recompute(tablebase: &Tablebase, pos: &Position) -> Result<ClockValue, Pr
 pub fn check_sector(
     tablebase: &Tablebase,
     sector: SectorKey,
-    check: Check,
     limit: usize,
 ) -> Result<Checked, ProbeError> {
     let file = tablebase.sector(sector)?;
@@ -55,21 +54,9 @@ pub fn check_sector(
         sector.us_board as usize,
         sector.them_board as usize,
     );
-    let size = index.size();
-    let indices: Vec<u64> = match check {
-        Check::Sample { count, seed } if size > 0 => {
-            let sector_seed =
-                xxhash_rust::xxh3::xxh3_64_with_seed(sector.to_string().as_bytes(), seed);
-            (0..count)
-                .map(|k| xxhash_rust::xxh3::xxh3_64_with_seed(&k.to_le_bytes(), sector_seed) % size)
-                .collect()
-        }
-        Check::Sample { .. } => Vec::new(),
-        Check::All | Check::Oracle => (0..size).collect(),
-    };
-    let found: Vec<Result<Option<Mismatch>, ProbeError>> = indices
-        .par_iter()
-        .map(|&i| {
+    let found: Vec<Result<Option<Mismatch>, ProbeError>> = (0..index.size())
+        .into_par_iter()
+        .map(|i| {
             let position = index.position(i, sector.us_hand, sector.them_hand);
             let stored = file
                 .clock_value(i, n)
@@ -86,7 +73,7 @@ pub fn check_sector(
         .filter(|r| !matches!(r, Ok(None)))
         .collect();
     let mut checked = Checked {
-        positions: indices.len() as u64,
+        positions: index.size(),
         ..Checked::default()
     };
     for r in found {

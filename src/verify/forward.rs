@@ -17,7 +17,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::{Checked, Found, Mismatch};
-use crate::db::{Fold, ProbeError, SectorFile, Tablebase, Value};
+use crate::db::{ClockValue, Fold, ProbeError, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsBlock, binomial, for_each_subset};
 use crate::rules::{Bitboard, Move, Outcome, Position, Variant};
 use crate::system::prefetch;
@@ -37,6 +37,13 @@ pub struct Forward<'a> {
     /// Where a move's child is, by whether it places a man and whether it
     /// removes one.
     kinds: [[ChildSector; 2]; 2],
+}
+
+/// Where one child is, see [`Forward::locate`].
+enum Child<'f> {
+    Lost,
+    At(&'f SectorFile, SectorKey, u64),
+    Other,
 }
 
 /// Where the children of one kind of move are.
@@ -202,8 +209,63 @@ impl<'a> Forward<'a> {
         }
     }
 
+    /// The stored value of a position under the folder's move-count rule.
+    #[inline]
+    fn stored_clock(
+        &self,
+        file: &SectorFile,
+        key: SectorKey,
+        index: u64,
+        pos: &Position,
+        n: u8,
+    ) -> Result<ClockValue, ProbeError> {
+        let raw = file.bytes().map(|b| b[index as usize]);
+        match raw.and_then(|b| ClockValue::from_byte(b, n)) {
+            Some(v) => Ok(v),
+            // A packed file, or a byte that is no value: the checked path says which.
+            None => file
+                .clock_value(index, n)
+                .map_err(|source| self.tablebase.damaged(key, Some(pos), source)),
+        }
+    }
+
+    /// The stored value at `index` of a checked file, as the folder's rule
+    /// reads it.
+    fn stored_found(
+        &self,
+        file: &SectorFile,
+        key: SectorKey,
+        index: u64,
+        pos: &Position,
+    ) -> Result<Found, ProbeError> {
+        Ok(match self.variant.n_move {
+            Some(n) => Found::Clock(self.stored_clock(file, key, index, pos, n)?),
+            None => Found::Distance(self.stored(file, key, index, pos)?),
+        })
+    }
+
+    /// Where the child of `play` (from a position whose mover has `us`) is.
+    #[inline]
+    fn locate(&self, play: Move, child: &Position, us: Bitboard, blocks: &mut Blocks) -> Child<'_> {
+        match self.kinds[play.from.is_none() as usize][play.remove.is_some() as usize] {
+            ChildSector::Lost => Child::Lost,
+            ChildSector::File(entry) => {
+                let (key, index, file) = &self.children[entry];
+                Child::At(file, *key, blocks.index(entry, index, us, child, play))
+            }
+            ChildSector::Other => Child::Other,
+        }
+    }
+
     /// The value of `pos` from its children's stored values.
-    fn recompute(&self, pos: &Position, blocks: &mut Blocks) -> Result<Value, ProbeError> {
+    fn recompute(&self, pos: &Position, blocks: &mut Blocks) -> Result<Found, ProbeError> {
+        match self.variant.n_move {
+            Some(n) => self.recompute_clock(pos, blocks, n).map(Found::Clock),
+            None => self.recompute_distance(pos, blocks).map(Found::Distance),
+        }
+    }
+
+    fn recompute_distance(&self, pos: &Position, blocks: &mut Blocks) -> Result<Value, ProbeError> {
         if self.variant.static_outcome(pos) == Some(Outcome::Drawn) {
             return Ok(Value::Draw);
         }
@@ -216,16 +278,11 @@ impl<'a> Forward<'a> {
             if error.is_some() || fold.shortest_win() == Some(1) {
                 return;
             }
-            let kind = self.kinds[play.from.is_none() as usize][play.remove.is_some() as usize];
-            let value = match kind {
-                ChildSector::Lost => Ok(Value::Loss(0)),
-                ChildSector::File(entry) => {
-                    let (key, index, file) = &self.children[entry];
-                    let at = blocks.index(entry, index, us, &child, play);
-                    self.stored(file, *key, at, &child)
-                }
+            let value = match self.locate(play, &child, us, blocks) {
+                Child::Lost => Ok(Value::Loss(0)),
+                Child::At(file, key, at) => self.stored(file, key, at, &child),
                 // A sector without a file: the tablebase answers or explains.
-                ChildSector::Other => self.tablebase.value(&child),
+                Child::Other => self.tablebase.value(&child),
             };
             match value {
                 Ok(v) => fold.add(v),
@@ -233,6 +290,41 @@ impl<'a> Forward<'a> {
             }
         });
         error.map_or(Ok(fold.value()), Err)
+    }
+
+    /// [`Forward::recompute`] under the move-count rule of `n` plies: each
+    /// child at counter 0 after a mill, else one ply further.
+    fn recompute_clock(
+        &self,
+        pos: &Position,
+        blocks: &mut Blocks,
+        n: u8,
+    ) -> Result<ClockValue, ProbeError> {
+        if self.variant.static_outcome(pos) == Some(Outcome::Drawn) {
+            return Ok(ClockValue::Draw);
+        }
+        let board = self.variant.board;
+        let mut best = ClockValue::best([]);
+        let mut error = None;
+        blocks.next_position();
+        let us = pos.us();
+        self.variant.for_each_move(pos, |play, child| {
+            if error.is_some() || best == ClockValue::Win(1) {
+                return;
+            }
+            let value = match self.locate(play, &child, us, blocks) {
+                Child::Lost => Ok(ClockValue::Loss(0)),
+                Child::At(file, key, at) => self.stored_clock(file, key, at, &child, n),
+                Child::Other => self.tablebase.clock_value(&child),
+            };
+            // A mill with nothing to remove is a mill too.
+            let mill = play.remove.is_some() || board.closes_mill(child.them(), play.to);
+            match value {
+                Ok(v) => best = ClockValue::best([best, ClockValue::of_move(v, mill, n)]),
+                Err(e) => error = Some(e),
+            }
+        });
+        error.map_or(Ok(best), Err)
     }
 
     /// Checks the position at `index`, adding a mismatch to `found`.
@@ -248,7 +340,7 @@ impl<'a> Forward<'a> {
         // is fetched while the children are valued.
         prefetch(self.file.bytes().unwrap_or_default(), index);
         let recomputed = self.recompute(&pos, blocks)?;
-        let stored = self.stored(&self.file, self.sector, index, &pos)?;
+        let stored = self.stored_found(&self.file, self.sector, index, &pos)?;
         found.positions += 1;
         if stored != recomputed {
             found.add(
@@ -256,8 +348,8 @@ impl<'a> Forward<'a> {
                     sector: self.sector,
                     index,
                     position: pos,
-                    stored: Found::Distance(stored),
-                    recomputed: Found::Distance(recomputed),
+                    stored,
+                    recomputed,
                 },
                 limit,
             );

@@ -102,16 +102,15 @@ pub fn verify_sector(
     limit: usize,
 ) -> Result<Checked, ProbeError> {
     tablebase.verify_index(sector)?;
-    if tablebase.variant().n_move.is_some() {
-        // Under the move-count rule only the simple check is built yet.
-        tablebase.verify_checksum(sector)?;
-        return clock::check_sector(tablebase, sector, check, limit);
-    }
     match check {
         // The fast check checks every file it reads whole first.
         Check::All => forward::Forward::new(tablebase, sector)?.check_all(limit),
         Check::Sample { count, seed } => {
             forward::Forward::new(tablebase, sector)?.check_sample(count, seed, limit)
+        }
+        Check::Oracle if tablebase.variant().n_move.is_some() => {
+            tablebase.verify_checksum(sector)?;
+            clock::check_sector(tablebase, sector, limit)
         }
         Check::Oracle => {
             tablebase.verify_checksum(sector)?;
