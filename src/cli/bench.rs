@@ -239,6 +239,15 @@ fn tempfile_dir() -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// A probe's answer as a number: the value's rank, under the folder's
+/// move-count rule (with a fresh counter) or without it.
+fn probe_rank(tablebase: &Tablebase, pos: &Position) -> Result<i32, morris::ProbeError> {
+    match tablebase.variant().n_move {
+        Some(_) => tablebase.clock_value(pos).map(|v| v.rank()),
+        None => tablebase.value(pos).map(|v| v.rank()),
+    }
+}
+
 /// Probe throughput on an existing database: values of positions sampled from
 /// its sector files (each in a random symmetric image), on one thread and on
 /// all, files warm; and the first probe of each sector in a fresh process
@@ -277,7 +286,7 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
             s.them_hand,
         );
         let started = Instant::now();
-        tablebase.value(&pos)?;
+        probe_rank(tablebase, &pos)?;
         first_probe.push(started.elapsed());
         let index = SectorIndex::of(variant.board, a, b);
         for _ in 0..per_sector {
@@ -319,7 +328,7 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
     ] {
         let sum = |parallel: bool| -> (u64, f64) {
             let started = Instant::now();
-            let value = |p: &Position| tb.value(p).map_or(0, |v| v.rank() as u64);
+            let value = |p: &Position| probe_rank(tb, p).map_or(0, |r| r as u64);
             let total = if parallel {
                 samples.par_iter().map(value).sum()
             } else {

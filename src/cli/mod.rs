@@ -321,15 +321,10 @@ pub fn run(cli: Cli) -> Result<()> {
             max_plies,
         } => {
             let tablebase = open(&db.db, explicit)?;
-            if tablebase.variant().n_move.is_some() {
-                // Said before the board is drawn, not after.
-                return Err(ProbeError::RuleMismatch {
-                    dir: db.db.clone(),
-                    has_rule: true,
-                }
-                .into());
-            }
-            let start = parse_position(tablebase.variant(), &from)?;
+            let start = match tablebase.variant().n_move {
+                Some(_) => probe_clock::parse_with_counter(tablebase.variant(), &from)?,
+                None => (parse_position(tablebase.variant(), &from)?, 0),
+            };
             let options = play::PlayOptions {
                 seat: human,
                 show_values: values,

@@ -5,7 +5,7 @@ use std::io::{BufRead, Write};
 
 use anyhow::Result;
 
-use morris::{Color, Move, MoveValue, Outcome, Position, Tablebase, Variant};
+use morris::{Color, Move, Outcome, Position, Tablebase, Variant};
 
 /// Who a person plays in `play`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -23,13 +23,66 @@ pub struct PlayOptions {
     pub max_plies: usize,
 }
 
+/// A legal move as play offers it, with or without the move-count rule.
+#[derive(Clone, Debug)]
+struct Choice {
+    play: Move,
+    position: Position,
+    /// It closes a mill: the counter starts afresh.
+    mill: bool,
+    /// Orders the moves, best first (equal keys: equally good).
+    key: (i32, i32),
+    value: String,
+}
+
+/// The moves of `pos` at `counter` (under the folder's move-count rule, if
+/// any), best first, and the position's value in words.
+fn choices(tablebase: &Tablebase, pos: &Position, counter: u8) -> Result<(Vec<Choice>, String)> {
+    let Some(n) = tablebase.variant().n_move else {
+        let moves = tablebase
+            .move_values(pos)?
+            .into_iter()
+            .map(|m| Choice {
+                play: m.play,
+                position: m.position,
+                mill: m.play.remove.is_some(),
+                key: (m.value.rank(), 0),
+                value: m.value.to_string(),
+            })
+            .collect();
+        return Ok((moves, tablebase.value(pos)?.to_string()));
+    };
+    let moves = tablebase
+        .clock_moves(pos, counter)?
+        .into_iter()
+        .map(|m| {
+            let now = m.value.at_counter(counter, n);
+            Choice {
+                play: m.play,
+                position: m.position,
+                mill: m.mill,
+                key: (now.rank(), m.value.rank()),
+                value: now.to_string(),
+            }
+        })
+        .collect();
+    let fresh = tablebase.clock_value(pos)?;
+    let value = format!(
+        "{} ({}; {counter} of {n} plies since the last mill)",
+        fresh.at_counter(counter, n),
+        fresh.category(counter, n)
+    );
+    Ok((moves, value))
+}
+
 /// A game in the terminal: a person against perfect play, or perfect play
 /// against itself. Among equally good moves the program picks at random.
+/// Under a folder's move-count rule the counter starts at `counter`.
 pub fn play(
     out: &mut dyn Write,
     input: &mut dyn BufRead,
     tablebase: &Tablebase,
-    start: Position,
+    (start, mut counter): (Position, u8),
     options: &PlayOptions,
 ) -> Result<()> {
     let variant = tablebase.variant();
@@ -58,18 +111,20 @@ pub fn play(
             writeln!(out, "the position occurred three times: a draw")?;
             return Ok(());
         }
+        if variant.n_move.is_some_and(|n| counter >= n) {
+            writeln!(
+                out,
+                "{counter} plies without a mill: a draw by the move-count rule"
+            )?;
+            return Ok(());
+        }
         if plies >= options.max_plies {
             writeln!(out, "stopped after {plies} plies")?;
             return Ok(());
         }
-        let moves = tablebase.move_values(&pos)?;
+        let (moves, value) = choices(tablebase, &pos, counter)?;
         if options.show_values {
-            writeln!(
-                out,
-                "{} to move: {}",
-                pos.to_move.name(),
-                tablebase.value(&pos)?
-            )?;
+            writeln!(out, "{} to move: {value}", pos.to_move.name())?;
         }
         let human = match options.seat {
             Seat::White => pos.to_move == Color::White,
@@ -82,9 +137,8 @@ pub fn play(
                 None => return Ok(()),
             }
         } else {
-            let best: Vec<&MoveValue> =
-                moves.iter().filter(|m| m.value == moves[0].value).collect();
-            let m = *best[random.below(best.len())];
+            let best: Vec<&Choice> = moves.iter().filter(|m| m.key == moves[0].key).collect();
+            let m = best[random.below(best.len())].clone();
             writeln!(
                 out,
                 "{} plays {}",
@@ -94,6 +148,11 @@ pub fn play(
             m
         };
         pos = chosen.position;
+        counter = if chosen.mill {
+            0
+        } else {
+            counter.saturating_add(1)
+        };
         plies += 1;
     }
 }
@@ -104,8 +163,8 @@ fn read_move(
     input: &mut dyn BufRead,
     variant: &Variant,
     pos: &Position,
-    moves: &[MoveValue],
-) -> Result<Option<MoveValue>> {
+    moves: &[Choice],
+) -> Result<Option<Choice>> {
     loop {
         write!(out, "{} to move> ", pos.to_move.name())?;
         out.flush()?;
@@ -118,7 +177,8 @@ fn read_move(
             "" => continue,
             "quit" | "q" => return Ok(None),
             "value" | "v" => {
-                writeln!(out, "{}", moves_value(moves))?;
+                let best = moves.first().map_or("no legal moves", |m| &m.value);
+                writeln!(out, "{best}")?;
                 continue;
             }
             "hint" | "h" => {
@@ -131,19 +191,12 @@ fn read_move(
         }
         match Move::parse(variant.board, text) {
             Ok(wanted) => match moves.iter().find(|m| m.play == wanted) {
-                Some(m) => return Ok(Some(*m)),
+                Some(m) => return Ok(Some(m.clone())),
                 None => writeln!(out, "{text} is not a legal move here (hint lists them)")?,
             },
             Err(e) => writeln!(out, "{e}")?,
         }
     }
-}
-
-/// The value of a position from its moves: the best move's.
-fn moves_value(moves: &[MoveValue]) -> String {
-    moves
-        .first()
-        .map_or("no legal moves".to_string(), |m| m.value.to_string())
 }
 
 /// A small generator for picking among equally good moves.

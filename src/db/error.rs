@@ -188,7 +188,7 @@ fn rule_mismatch(dir: &std::path::Path, has_rule: bool) -> String {
     if has_rule {
         format!(
             "{} holds values under the move-count rule: they depend on the plies since the last mill \
-             and are read with a counter (`morris probe` reads them; this command does not yet)",
+             and are read with a counter (`Tablebase::clock_value` reads them)",
             dir.display()
         )
     } else {

@@ -317,6 +317,17 @@ mod command_line {
         assert_eq!(out.status.code(), Some(1));
         assert!(String::from_utf8_lossy(&out.stderr).contains("past the folder's rule of 20"));
 
+        // Perfect play against itself with the counter running.
+        let from = format!("{pos} 15");
+        let game = stdout(&[
+            "play", "--db", db, "--human", "none", "--values", "--from", &from,
+        ]);
+        assert!(
+            game.contains("win, next mill within 3 plies (win; 15 of 20 plies"),
+            "{game}"
+        );
+        assert!(game.contains("White plays d7-d6"), "{game}");
+
         let stats = stdout(&["stats", "--db", db]);
         assert!(stats.contains("move-count rule of 20 plies"), "{stats}");
         let verified = stdout(&["verify", "--db", db]);
@@ -427,6 +438,26 @@ fn the_fast_check_under_the_rule_equals_the_simple_one() {
             for i in &planted {
                 assert!(at(&fast).contains(i), "planted at {i} not found");
             }
+        }
+    }
+}
+
+/// A folder under the rule packs like any other: every value reads the same
+/// from the packed copy, which keeps the rule.
+#[test]
+fn a_folder_under_the_rule_packs_losslessly() {
+    let variant = v("six");
+    let dir = tempfile::tempdir().unwrap();
+    let (raw, packed) = (dir.path().join("raw"), dir.path().join("packed"));
+    let tb = solved_under_rule(&raw, variant, 20, Selection::All);
+    crate::pack::pack_folder(&raw, &packed);
+    let copy = Tablebase::open_folder(&packed).unwrap();
+    assert_eq!(copy.variant().n_move, Some(20));
+    for sector in morris::db::sector_files(&raw).unwrap() {
+        let (a, b) = (tb.sector(sector).unwrap(), copy.sector(sector).unwrap());
+        assert!(b.is_packed());
+        for i in 0..a.header.positions {
+            assert_eq!(a.clock_value(i, 20).unwrap(), b.clock_value(i, 20).unwrap());
         }
     }
 }

@@ -406,7 +406,7 @@ impl ClockSolution {
 /// (men in all, men in hand) find every child at counter 0 solved before
 /// them, and, counter by counter downwards, every child at counter + 1.
 pub fn solve_sectors_under_rule(naive: &Naive, sectors: &[Sector], n: usize) -> ClockSolution {
-    const TERMINAL: u32 = u32::MAX;
+    const TERMINAL: u32 = (1 << 31) - 1;
     let states = states_of(naive, sectors);
     let position: HashMap<u64, u32> = states
         .iter()
@@ -414,24 +414,36 @@ pub fn solve_sectors_under_rule(naive: &Naive, sectors: &[Sector], n: usize) -> 
         .map(|(i, s)| (key(s), i as u32))
         .collect();
     let potential = |s: &State| (naive.count(s, 1) + naive.count(s, 2), s.hand[0] + s.hand[1]);
-    let children: Vec<Vec<(u32, bool)>> = states
-        .par_iter()
-        .map(|s| {
-            naive
-                .children_with_mills(s)
-                .iter()
-                .map(|(c, mill)| {
-                    if naive.count(c, 1) < 3 {
-                        return (TERMINAL, *mill);
-                    }
-                    let k = *position.get(&key(c)).expect("child inside the solved set");
-                    let lower = potential(c) < potential(s);
-                    assert!(lower || !*mill, "a mill that keeps the men and hands");
-                    (k, *mill)
-                })
-                .collect()
-        })
-        .collect();
+    // Children in one flat list (3-4 has 27 million states, 34 children
+    // each): a child's state, with MILL set when its move closed a mill.
+    const MILL: u32 = 1 << 31;
+    let mut offsets = vec![0usize];
+    let mut children: Vec<u32> = Vec::new();
+    for part in states.chunks(1 << 20) {
+        let lists: Vec<Vec<u32>> = part
+            .par_iter()
+            .map(|s| {
+                naive
+                    .children_with_mills(s)
+                    .iter()
+                    .map(|(c, mill)| {
+                        let flag = if *mill { MILL } else { 0 };
+                        if naive.count(c, 1) < 3 {
+                            return TERMINAL | flag;
+                        }
+                        let k = *position.get(&key(c)).expect("child inside the solved set");
+                        let lower = potential(c) < potential(s);
+                        assert!(lower || !*mill, "a mill that keeps the men and hands");
+                        k | flag
+                    })
+                    .collect()
+            })
+            .collect();
+        for list in lists {
+            children.extend_from_slice(&list);
+            offsets.push(children.len());
+        }
+    }
     let mut order: Vec<u32> = (0..states.len() as u32).collect();
     order.sort_by_key(|&i| potential(&states[i as usize]));
     let width = n + 1;
@@ -444,7 +456,7 @@ pub fn solve_sectors_under_rule(naive: &Naive, sectors: &[Sector], n: usize) -> 
                 .par_iter()
                 .map(|&i| {
                     let i = i as usize;
-                    let kids = &children[i];
+                    let kids = &children[offsets[i]..offsets[i + 1]];
                     if naive.full_board_draw(&states[i]) {
                         0
                     } else if kids.is_empty() {
@@ -453,11 +465,11 @@ pub fn solve_sectors_under_rule(naive: &Naive, sectors: &[Sector], n: usize) -> 
                         0 // n plies without a mill
                     } else {
                         kids.iter()
-                            .map(|&(k, mill)| {
-                                let child = if k == TERMINAL {
-                                    -1
-                                } else {
-                                    values[k as usize * width + if mill { 0 } else { counter + 1 }]
+                            .map(|&k| {
+                                let at = if k & MILL != 0 { 0 } else { counter + 1 };
+                                let child = match k & !MILL {
+                                    TERMINAL => -1,
+                                    k => values[k as usize * width + at],
                                 };
                                 -child
                             })

@@ -9,7 +9,7 @@ use morris::{Selection, Tablebase, Variant};
 
 use crate::solver::solve_into;
 
-fn pack_folder(raw: &Path, packed: &Path) {
+pub fn pack_folder(raw: &Path, packed: &Path) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
         .args([
             "pack",
