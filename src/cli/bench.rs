@@ -30,6 +30,7 @@ pub fn bench(
             db: dir.clone(),
             variant,
             selection: Selection::MaxMen(max_men),
+            pack: None,
         },
         &|_| {},
     )?;
@@ -135,6 +136,7 @@ fn bench_placement(
             db: dir.to_path_buf(),
             variant,
             selection: Selection::Sectors(placement.clone()),
+            pack: None,
         },
         &|_| {},
     )?;

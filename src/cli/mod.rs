@@ -13,7 +13,7 @@ mod probe_clock;
 mod solve;
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Parser, Subcommand};
@@ -115,6 +115,12 @@ pub enum Command {
         /// No progress output.
         #[arg(long, short)]
         quiet: bool,
+        /// Pack as the solve goes: each sector that no unsolved unit reads
+        /// any more is packed into DIR (as `morris pack` does), checked
+        /// against its raw file, and the raw file removed. The peak disk use
+        /// is reported; resumable like the solve.
+        #[arg(long, value_name = "DIR")]
+        pack: Option<PathBuf>,
     },
     /// Per sector: wins, losses and draws (positions up to symmetry), the
     /// longest win and loss, the file size; and totals. Checks every file
@@ -283,6 +289,7 @@ pub fn run(cli: Cli) -> Result<()> {
             all,
             threads,
             quiet,
+            pack,
         } => {
             set_threads(threads)?;
             let variant = match explicit {
@@ -296,7 +303,7 @@ pub fn run(cli: Cli) -> Result<()> {
             } else {
                 morris::Selection::MaxMen(max_men.unwrap_or(10))
             };
-            solve::solve(out, variant, &db.db, selection, quiet)
+            solve::solve(out, variant, &db.db, selection, pack.as_deref(), quiet)
         }
         Command::Probe {
             db,

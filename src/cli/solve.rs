@@ -157,6 +157,10 @@ impl Reporter {
                 }
             }
             SolveEvent::Skipped { .. } => {}
+            SolveEvent::Packed { sectors } => self.line(format!(
+                "packed {} (no unsolved unit reads it any more): raw file removed",
+                names(&sectors)
+            )),
             SolveEvent::Waiting { sectors } => self.line(format!(
                 "waiting for another solver, which holds the lock of {}",
                 names(sectors)
@@ -188,6 +192,7 @@ pub fn solve(
     variant: &'static Variant,
     db: &Path,
     selection: Selection,
+    pack: Option<&Path>,
     quiet: bool,
 ) -> Result<()> {
     let reporter = Reporter::new(quiet);
@@ -195,6 +200,7 @@ pub fn solve(
         db: db.to_path_buf(),
         variant,
         selection: selection.clone(),
+        pack: pack.map(Path::to_path_buf),
     };
     let summary = morris::solve(&options, &|e| reporter.event(e))?;
     reporter.total.finish_and_clear();
@@ -207,8 +213,17 @@ pub fn solve(
         summary.elapsed,
         db.display()
     );
+    if let (Some(peak), Some(dir)) = (summary.peak_disk, pack) {
+        let _ = writeln!(
+            out,
+            "packed into {}; the two folders held at most {:.3} GB together",
+            dir.display(),
+            peak as f64 / 1e9
+        );
+    }
     if matches!(selection, Selection::All) {
-        let tb = Tablebase::open(db, variant)?;
+        // Packing as it went, the solve left every sector in the packed folder.
+        let tb = Tablebase::open(pack.unwrap_or(db), variant)?;
         let start = Position::start(variant);
         let value = match variant.n_move {
             Some(_) => tb.clock_value(&start)?.to_string(),

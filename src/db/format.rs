@@ -10,7 +10,9 @@
 //!     12    4  header length in bytes (128)
 //!     16    8  variant fingerprint (Variant::fingerprint)
 //!     24    4  sector: us on board, us in hand, them on board, them in hand
-//!     28    4  value encoding (1: byte = plies, odd win / even loss, 254 escape, 255 draw)
+//!     28    4  value encoding (1: byte = plies, odd win / even loss, 254 escape, 255 draw;
+//!              3: under the move-count rule, byte = 2d - 1 for a win and 2d for a loss
+//!              with d plies to the next mill, 255 draw; 2 and 4: the same, packed)
 //!     32    8  positions N (index size)
 //!     40    8  overflow entries E
 //!     48    8  xxh3-64 of everything after the header
@@ -60,6 +62,9 @@ pub struct Header {
     /// For a packed file (format version 3): the bytes of its compressed
     /// blocks. `None` for a raw file (version 2).
     pub packed_bytes: Option<u64>,
+    /// The values are under the move-count rule: plies to the next mill
+    /// (`ClockValue` bytes), not to the end.
+    pub mill_clock: bool,
 }
 
 /// Format version of packed sector files (see `packed.rs`).
@@ -67,6 +72,20 @@ pub const PACKED_VERSION: u32 = 3;
 /// Value encoding of packed files: the bytes of encoding 1, in blocks
 /// compressed with zstd.
 pub const ENCODING_PACKED_ZSTD: u32 = 2;
+/// Value encodings under the move-count rule: raw, and packed as 2 is.
+pub const ENCODING_MILL_CLOCK: u32 = 3;
+pub const ENCODING_MILL_CLOCK_PACKED: u32 = 4;
+
+/// The encoding field of a file, packed or not, of values under the
+/// move-count rule or not.
+fn encoding(packed: bool, mill_clock: bool) -> u32 {
+    match (packed, mill_clock) {
+        (false, false) => ENCODING_BYTE_PLIES,
+        (true, false) => ENCODING_PACKED_ZSTD,
+        (false, true) => ENCODING_MILL_CLOCK,
+        (true, true) => ENCODING_MILL_CLOCK_PACKED,
+    }
+}
 
 impl Header {
     pub fn new(variant: &Variant, sector: SectorKey, positions: u64) -> Header {
@@ -80,16 +99,20 @@ impl Header {
             variant: variant.name.to_string(),
             block_bits: BLOCK_BITS,
             packed_bytes: None,
+            mill_clock: variant.n_move.is_some(),
         }
     }
 
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(MAGIC);
-        let (version, encoding) = match self.packed_bytes {
-            None => (FORMAT_VERSION, ENCODING_BYTE_PLIES),
-            Some(_) => (PACKED_VERSION, ENCODING_PACKED_ZSTD),
+        let packed = self.packed_bytes.is_some();
+        let version = if packed {
+            PACKED_VERSION
+        } else {
+            FORMAT_VERSION
         };
+        let encoding = encoding(packed, self.mill_clock);
         b[8..12].copy_from_slice(&version.to_le_bytes());
         b[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
         b[16..24].copy_from_slice(&self.fingerprint.to_le_bytes());
@@ -162,14 +185,11 @@ impl Header {
         if !BLOCK_BITS_READ.contains(&u32_at(88)) {
             return Err(corrupted("gives an unknown block size"));
         }
-        let encoding = if packed {
-            ENCODING_PACKED_ZSTD
-        } else {
-            ENCODING_BYTE_PLIES
+        let mill_clock = match u32_at(28) {
+            e if e == encoding(packed, false) => false,
+            e if e == encoding(packed, true) => true,
+            _ => return Err(corrupted("gives an unknown value encoding")),
         };
-        if u32_at(28) != encoding {
-            return Err(corrupted("gives an unknown value encoding"));
-        }
         let name_bytes = &bytes[56..88];
         let end = name_bytes.iter().position(|&c| c == 0).unwrap_or(32);
         let variant = std::str::from_utf8(&name_bytes[..end])
@@ -185,6 +205,7 @@ impl Header {
             variant,
             block_bits: u32_at(88),
             packed_bytes: packed.then(|| u64_at(112)),
+            mill_clock,
         };
         let expected = header
             .file_len()

@@ -323,6 +323,16 @@ impl Tablebase {
         let file = SectorFile::open(&path, self.scattered)
             .map_err(|source| self.damaged(sector, None, source))?;
         let h = &file.header;
+        if h.fingerprint == self.variant.fingerprint()
+            && h.mill_clock != self.variant.n_move.is_some()
+        {
+            let problem = "its header's value encoding disagrees with its rules' move-count rule";
+            return Err(self.damaged(
+                sector,
+                None,
+                FileError::corrupted(&path, problem.to_string()),
+            ));
+        }
         if h.fingerprint != self.variant.fingerprint() {
             return Err(ProbeError::WrongVariant {
                 dir: self.dir.clone(),

@@ -10,6 +10,7 @@ mod exits;
 mod initial;
 mod lock;
 mod mill_clock;
+mod pack_along;
 mod placement;
 mod retrograde;
 mod run;

@@ -476,6 +476,7 @@ mod tests {
             db: dir.path().to_path_buf(),
             variant,
             selection: Selection::Sectors(vec![key(3, 4), key(4, 3)]),
+            pack: None,
         };
         solve(&options, &|_| {}).unwrap();
         let tablebase = Tablebase::open(dir.path(), variant).unwrap();

@@ -8,6 +8,7 @@ use super::cells::SolvedSector;
 use super::error::SolveError;
 use super::lock::UnitLock;
 use super::mill_clock::solve_unit_under_rule;
+use super::pack_along::PackAlong;
 use super::placement::{Distances, MillClock, is_placement_unit, solve_placement};
 use super::retrograde::{UnitEvent, solve_unit};
 use crate::db::{
@@ -34,6 +35,9 @@ pub struct SolveOptions {
     pub db: PathBuf,
     pub variant: &'static Variant,
     pub selection: Selection,
+    /// Pack into this folder each sector that no unsolved unit reads any
+    /// more, removing its raw file once the packed one is checked.
+    pub pack: Option<PathBuf>,
 }
 
 /// What the solve reports as it goes; the binary draws it.
@@ -60,6 +64,10 @@ pub enum SolveEvent<'a> {
     Skipped {
         sectors: &'a [SectorKey],
     },
+    /// Sectors packed into the packed folder, their raw files removed.
+    Packed {
+        sectors: Vec<SectorKey>,
+    },
     /// Another process holds the unit's lock: this one waits for it.
     Waiting {
         sectors: &'a [SectorKey],
@@ -83,6 +91,9 @@ pub struct SolveSummary {
     /// The most anonymous memory (not mapped files) seen at the end of a
     /// unit, with its values held, and that unit's positions.
     pub peak_memory: Option<(u64, u64)>,
+    /// Under `pack`: the most bytes the raw and packed folders held together
+    /// after a unit.
+    pub peak_disk: Option<u64>,
 }
 
 /// Solves the selected sectors and their dependencies into `options.db`,
@@ -121,15 +132,24 @@ pub fn solve(
     let size = |s: &SectorKey| {
         SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
     };
-    let is_done = |unit: &[SectorKey]| unit.iter().all(|s| tablebase.has_sector(*s));
-    let done = units.iter().filter(|u| is_done(u)).count();
+    let mut along = match &options.pack {
+        Some(dir) => Some(PackAlong::new(&tablebase, dir, &graph)?),
+        None => None,
+    };
+    let done_sector = |along: &Option<PackAlong>, s: SectorKey| match along {
+        Some(a) => a.is_done(s),
+        None => tablebase.has_sector(s),
+    };
+    let is_done =
+        |along: &Option<PackAlong>, unit: &[SectorKey]| unit.iter().all(|s| done_sector(along, *s));
+    let done = units.iter().filter(|u| is_done(&along, u)).count();
     on_event(SolveEvent::Planned {
         units: units.len(),
         done,
         positions: units.iter().flatten().map(size).sum(),
         to_solve: units
             .iter()
-            .filter(|u| !is_done(u))
+            .filter(|u| !is_done(&along, u))
             .flatten()
             .map(size)
             .sum(),
@@ -138,17 +158,23 @@ pub fn solve(
     let started = Instant::now();
     let mut summary = SolveSummary::default();
     for unit in &units {
-        let lock = if is_done(unit) {
+        let lock = if is_done(&along, unit) {
             None
         } else {
             let lock = UnitLock::acquire(&options.db, &unit[0].to_string(), || {
                 on_event(SolveEvent::Waiting { sectors: unit })
             })?;
             // Another process may have solved it while this one waited.
-            (!is_done(unit)).then_some(lock)
+            (!is_done(&along, unit)).then_some(lock)
         };
         let Some(_lock) = lock else {
             for &s in unit {
+                if !tablebase.has_sector(s)
+                    && let Some(along) = &along
+                {
+                    along.verify_packed(s)?; // packed and its raw file gone
+                    continue;
+                }
                 // A finished file is never rewritten, but a damaged one is reported.
                 tablebase.verify_checksum(s)?;
                 // Folders from before stored indices get them now, and a
@@ -158,6 +184,7 @@ pub fn solve(
                 }
             }
             on_event(SolveEvent::Skipped { sectors: unit });
+            pack_along(&mut along, &units, &mut summary, on_event)?;
             continue;
         };
         let stems: Vec<String> = unit.iter().map(|s| file_name(*s)).collect();
@@ -198,11 +225,31 @@ pub fn solve(
         });
         // Memory follows the unit in progress: the next maps and builds what it needs.
         drop(solved);
+        pack_along(&mut along, &units, &mut summary, on_event)?;
         tablebase.forget_all();
         SectorIndex::release_cached();
     }
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// Under `--pack`, packs what no unsolved unit reads any more.
+fn pack_along(
+    along: &mut Option<PackAlong>,
+    units: &[Vec<SectorKey>],
+    summary: &mut SolveSummary,
+    on_event: &(dyn Fn(SolveEvent) + Sync),
+) -> Result<(), SolveError> {
+    let Some(along) = along else {
+        return Ok(());
+    };
+    let all: Vec<SectorKey> = units.iter().flatten().copied().collect();
+    let sectors = along.pack_finished(&all)?;
+    summary.peak_disk = Some(along.peak_disk);
+    if !sectors.is_empty() {
+        on_event(SolveEvent::Packed { sectors });
+    }
+    Ok(())
 }
 
 /// Solves one unit: a placement sector in one pass, anything with moves

@@ -223,6 +223,9 @@ fn rules_are_kept_apart() {
         .err()
         .unwrap();
     assert!(err.to_string().contains("not six --n-move 30"), "{err}");
+    // The header says what its bytes mean: value encoding 3.
+    let bytes = std::fs::read(dir.path().join("3-4.mdb")).unwrap();
+    assert_eq!(u32::from_le_bytes(bytes[28..32].try_into().unwrap()), 3);
     // Values without a counter are refused, not misread.
     let pos = variant
         .parse_position("WWW/B.B/B..B/.../... w 0 0")
@@ -453,6 +456,8 @@ fn a_folder_under_the_rule_packs_losslessly() {
     crate::pack::pack_folder(&raw, &packed);
     let copy = Tablebase::open_folder(&packed).unwrap();
     assert_eq!(copy.variant().n_move, Some(20));
+    let bytes = std::fs::read(packed.join("4-4.mdb")).unwrap();
+    assert_eq!(u32::from_le_bytes(bytes[28..32].try_into().unwrap()), 4);
     for sector in morris::db::sector_files(&raw).unwrap() {
         let (a, b) = (tb.sector(sector).unwrap(), copy.sector(sector).unwrap());
         assert!(b.is_packed());

@@ -23,6 +23,7 @@ fn solve_six(dir: &std::path::Path) {
             db: dir.to_path_buf(),
             variant: six(),
             selection: Selection::All,
+            pack: None,
         },
         &|_| {},
     )

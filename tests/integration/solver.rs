@@ -20,6 +20,7 @@ pub fn solve_into(dir: &Path, variant: &'static Variant, selection: Selection) {
             db: dir.to_path_buf(),
             variant,
             selection,
+            pack: None,
         },
         &|_| {},
     )
@@ -286,6 +287,7 @@ fn a_folder_of_another_variant_is_refused() {
             db: dir.path().to_path_buf(),
             variant: Variant::standard(),
             selection: Selection::MaxMen(6),
+            pack: None,
         },
         &|_| {},
     )

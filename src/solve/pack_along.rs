@@ -1,0 +1,142 @@
+//! Packing as the solve goes (`solve --pack DIR`): once no unsolved unit
+//! reads a sector any more, its packed copy is written into the packed
+//! folder, checked against the raw file value by value, and only then is the
+//! raw file removed. The raw folder then holds the files of the units in
+//! progress and of what they still read, so the disk a whole game needs is
+//! far below its raw size (Lasker's and Morabaraba's raw files would not
+//! fit). An interruption loses at most the unit in progress: a sector found
+//! in both folders was packed and checked, and only its removal was lost.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::error::SolveError;
+use crate::db::{
+    FileError, SectorFile, Tablebase, file_name, index_file_name, remove_stale_temp_files,
+    write_packed,
+};
+use crate::index::{SectorGraph, SectorKey};
+
+pub(super) struct PackAlong<'a> {
+    raw: &'a Tablebase,
+    packed: Tablebase,
+    /// Per sector, the sectors whose moves lead into it.
+    readers: HashMap<SectorKey, Vec<SectorKey>>,
+    /// The most bytes both folders held after a unit.
+    pub(super) peak_disk: u64,
+}
+
+impl<'a> PackAlong<'a> {
+    /// Packs into `dir` (created, or a packed folder of the same variant)
+    /// what the solve into `raw` finishes.
+    pub(super) fn new(
+        raw: &'a Tablebase,
+        dir: &Path,
+        graph: &SectorGraph,
+    ) -> Result<Self, SolveError> {
+        let packed = Tablebase::create_packed(dir, raw.variant())?;
+        remove_stale_temp_files(dir, &[]);
+        let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
+        for s in graph.sectors() {
+            for &child in graph.successors(s) {
+                readers.entry(child).or_default().push(s);
+            }
+        }
+        Ok(PackAlong {
+            raw,
+            packed,
+            readers,
+            peak_disk: 0,
+        })
+    }
+
+    /// Whether a sector is solved: raw, or packed already.
+    pub(super) fn is_done(&self, sector: SectorKey) -> bool {
+        self.raw.has_sector(sector) || self.packed.has_sector(sector)
+    }
+
+    /// A packed sector's file passes its checks (a sector done earlier
+    /// whose raw file is gone).
+    pub(super) fn verify_packed(&self, sector: SectorKey) -> Result<(), SolveError> {
+        Ok(self.packed.verify_checksum(sector)?)
+    }
+
+    /// Packs every raw sector of `sectors` that no unsolved sector reads;
+    /// returns those it packed. Then notes the disk both folders use.
+    pub(super) fn pack_finished(
+        &mut self,
+        sectors: &[SectorKey],
+    ) -> Result<Vec<SectorKey>, SolveError> {
+        let mut packed = Vec::new();
+        for &s in sectors {
+            let read_later = self
+                .readers
+                .get(&s)
+                .is_some_and(|r| r.iter().any(|&reader| !self.is_done(reader)));
+            if self.raw.has_sector(s) && !read_later {
+                self.pack(s)?;
+                packed.push(s);
+            }
+        }
+        let disk = folder_bytes(self.raw.dir())? + folder_bytes(self.packed.dir())?;
+        self.peak_disk = self.peak_disk.max(disk);
+        Ok(packed)
+    }
+
+    fn pack(&self, sector: SectorKey) -> Result<(), SolveError> {
+        let raw = self.raw.sector(sector)?;
+        let path = self.packed.dir().join(file_name(sector));
+        let kept = SectorFile::open(&path, false)
+            .is_ok_and(|f| f.is_packed() && f.verify_checksum().is_ok());
+        if !kept {
+            write_packed(self.packed.dir(), &raw)?;
+        }
+        same_values(&raw, &SectorFile::open(&path, false)?)?;
+        let index = index_file_name(sector.us_board, sector.them_board);
+        let (from, to) = (self.raw.dir().join(&index), self.packed.dir().join(&index));
+        if from.exists() && !to.exists() {
+            copy_atomically(&from, &to)?;
+        }
+        self.raw.forget(sector);
+        drop(raw);
+        let raw_path = self.raw.path(sector);
+        std::fs::remove_file(&raw_path).map_err(FileError::write(&raw_path))?;
+        Ok(())
+    }
+}
+
+/// Checks that a packed file holds exactly the raw file's values.
+fn same_values(raw: &SectorFile, packed: &SectorFile) -> Result<(), FileError> {
+    let bytes = raw.bytes().unwrap_or_default();
+    let mut at = 0usize;
+    let mut same = packed.header.positions == raw.header.positions
+        && packed.overflow_table() == raw.overflow_table();
+    packed.for_each_block(|block| {
+        same &= bytes.get(at..at + block.len()) == Some(block);
+        at += block.len();
+    })?;
+    if same && at == bytes.len() {
+        Ok(())
+    } else {
+        Err(FileError::corrupted(
+            packed.path(),
+            "its values differ from the raw file's: the raw file is kept",
+        ))
+    }
+}
+
+fn copy_atomically(from: &Path, to: &Path) -> Result<(), FileError> {
+    let temp: PathBuf = to.with_extension(format!("idx.tmp.{}", std::process::id()));
+    std::fs::copy(from, &temp).map_err(FileError::write(&temp))?;
+    std::fs::rename(&temp, to).map_err(FileError::write(to))
+}
+
+/// The bytes of the files in a folder.
+fn folder_bytes(dir: &Path) -> Result<u64, FileError> {
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir).map_err(FileError::read(dir))? {
+        let entry = entry.map_err(FileError::read(dir))?;
+        total += entry.metadata().map_err(FileError::read(dir))?.len();
+    }
+    Ok(total)
+}
