@@ -20,6 +20,7 @@ use super::error::SolveError;
 use crate::db::{ClockValue, FileError, Fold, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsBlock, UsClass, binomial, for_each_subset};
 use crate::rules::{Bitboard, Variant};
+use crate::system::prefetch_range;
 
 /// Sets of the other side's men per parallel work item.
 const GROUPS_PER_ITEM: u64 = 64;
@@ -281,24 +282,6 @@ impl Group {
                 .iter()
                 .filter_map(|r| block(taking, them.without(r)))
                 .collect(),
-        }
-    }
-}
-
-/// Asks the processor to bring `bytes[range]` into its cache (level 2).
-fn prefetch_range(bytes: &[u8], range: std::ops::Range<u64>) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let end = (range.end as usize).min(bytes.len());
-        let mut at = range.start as usize;
-        while at < end {
-            // SAFETY: a prefetch has no effect on memory; the address is in the slice.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T1 }>(
-                    bytes.as_ptr().add(at) as *const i8,
-                )
-            };
-            at += 64;
         }
     }
 }

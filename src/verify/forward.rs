@@ -20,7 +20,7 @@ use super::{Checked, Found, Mismatch};
 use crate::db::{ClockValue, Fold, ProbeError, SectorFile, Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey, UsBlock, binomial, for_each_subset};
 use crate::rules::{Bitboard, Move, Outcome, Position, Variant};
-use crate::system::prefetch;
+use crate::system::{prefetch, prefetch_range};
 
 /// Groups (sets of the other side's men) per parallel work item.
 const GROUPS_PER_ITEM: u64 = 64;
@@ -357,6 +357,30 @@ impl<'a> Forward<'a> {
         Ok(())
     }
 
+    /// Asks for the blocks that the children of the positions whose other
+    /// side has `them` lie in: one per child sector without a removal, one
+    /// per removable man with one.
+    fn prefetch_group(&self, them: Bitboard) {
+        let removable = self.variant.removable(them);
+        for row in &self.kinds {
+            for (removed, kind) in row.iter().enumerate() {
+                let ChildSector::File(entry) = *kind else {
+                    continue;
+                };
+                let (_, index, file) = &self.children[entry];
+                let bytes = file.bytes().unwrap_or_default();
+                let fetch = |mover: Bitboard| {
+                    prefetch_range(bytes, index.class_range(&index.us_block(mover).class));
+                };
+                if removed == 0 {
+                    fetch(them);
+                } else {
+                    removable.iter().for_each(|r| fetch(them.without(r)));
+                }
+            }
+        }
+    }
+
     /// Checks every position of the sector, in parallel; at most `limit`
     /// mismatches are kept.
     ///
@@ -373,7 +397,10 @@ impl<'a> Forward<'a> {
                 let (mut blocks, mut found) = (Blocks::default(), Checked::default());
                 let mut result = Ok(());
                 let ranks = item * GROUPS_PER_ITEM..(item + 1) * GROUPS_PER_ITEM;
-                for_each_subset(board.len(), s.them_board as usize, ranks, |them| {
+                // Each group's child blocks are prefetched while the group
+                // before it is checked.
+                let mut previous = None;
+                let mut check_group = |them: Bitboard| {
                     blocks.clear();
                     for class in &classes {
                         if result.is_err()
@@ -386,7 +413,16 @@ impl<'a> Forward<'a> {
                         let pos = Position::from_sides(class.us, s.us_hand, them, s.them_hand);
                         result = self.check_one(index, pos, &mut blocks, &mut found, limit);
                     }
+                };
+                for_each_subset(board.len(), s.them_board as usize, ranks, |them| {
+                    self.prefetch_group(them);
+                    if let Some(group) = previous.replace(them) {
+                        check_group(group);
+                    }
                 });
+                if let Some(group) = previous {
+                    check_group(group);
+                }
                 result.map(|()| found)
             })
             .try_reduce(Checked::default, |a, b| Ok(a.merge(b, limit)))
