@@ -168,21 +168,7 @@ pub fn solve(
             (!is_done(&along, unit)).then_some(lock)
         };
         let Some(_lock) = lock else {
-            for &s in unit {
-                if !tablebase.has_sector(s)
-                    && let Some(along) = &along
-                {
-                    along.verify_packed(s)?; // packed and its raw file gone
-                    continue;
-                }
-                // A finished file is never rewritten, but a damaged one is reported.
-                tablebase.verify_checksum(s)?;
-                // Folders from before stored indices get them now, and a
-                // damaged one is written again.
-                if store_index(&tablebase, s)? {
-                    on_event(SolveEvent::IndexRewritten { sector: s });
-                }
-            }
+            check_done_unit(&tablebase, along.as_ref(), unit, on_event)?;
             on_event(SolveEvent::Skipped { sectors: unit });
             pack_along(&mut along, &units, &mut summary, on_event)?;
             continue;
@@ -231,6 +217,30 @@ pub fn solve(
     }
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// Checks the files of a unit solved before: a finished file is never
+/// rewritten, but a damaged one is reported; folders from before stored
+/// indices get them now, and a damaged index is written again.
+fn check_done_unit(
+    tablebase: &Tablebase,
+    along: Option<&PackAlong>,
+    unit: &[SectorKey],
+    on_event: &(dyn Fn(SolveEvent) + Sync),
+) -> Result<(), SolveError> {
+    for &s in unit {
+        match along {
+            // Packed, and its raw file gone.
+            Some(along) if !tablebase.has_sector(s) => along.verify_packed(s)?,
+            _ => {
+                tablebase.verify_checksum(s)?;
+                if store_index(tablebase, s)? {
+                    on_event(SolveEvent::IndexRewritten { sector: s });
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Under `--pack`, packs what no unsolved unit reads any more.
