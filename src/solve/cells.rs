@@ -16,7 +16,8 @@ use memmap2::{MmapMut, MmapOptions};
 
 use super::error::SolveError;
 use crate::db::Value;
-use crate::index::SectorKey;
+use crate::index::{SectorIndex, SectorKey};
+use crate::rules::Variant;
 
 /// A resolved cell: this bit set, the low 11 bits its distance in plies or `DRAW`.
 pub const RESOLVED: u16 = 0x800;
@@ -57,6 +58,26 @@ impl SolvedSector {
     /// The value at `index`.
     pub fn value(&self, index: u64) -> Value {
         decode(self.cells.get(index))
+    }
+
+    /// The sectors of `unit`, every cell zero, for a unit's solve.
+    ///
+    /// # Errors
+    /// When the system refuses the memory.
+    pub(super) fn zeroed_unit(
+        variant: &Variant,
+        unit: &[SectorKey],
+    ) -> Result<Vec<SolvedSector>, SolveError> {
+        unit.iter()
+            .map(|&sector| {
+                let size = SectorIndex::count(
+                    variant.board,
+                    sector.us_board as usize,
+                    sector.them_board as usize,
+                );
+                Ok(SolvedSector::new(sector, Cells::zeroed(sector, size)?))
+            })
+            .collect()
     }
 
     /// The byte of the value at `index` of a sector solved under the

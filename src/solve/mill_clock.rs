@@ -65,17 +65,7 @@ pub(super) fn solve_unit_under_rule(
     n: u8,
     on_event: &(dyn Fn(UnitEvent) + Sync),
 ) -> Result<Vec<SolvedSector>, SolveError> {
-    let solved: Vec<SolvedSector> = unit
-        .iter()
-        .map(|&sector| {
-            let size = SectorIndex::count(
-                variant.board,
-                sector.us_board as usize,
-                sector.them_board as usize,
-            );
-            Ok(SolvedSector::new(sector, Cells::zeroed(sector, size)?))
-        })
-        .collect::<Result<_, SolveError>>()?;
+    let solved = SolvedSector::zeroed_unit(variant, unit)?;
     let parts = solved
         .iter()
         .map(|s| Part {

@@ -106,17 +106,7 @@ fn solve_unit_storing_losses_below(
     on_event: &(dyn Fn(UnitEvent) + Sync),
     stored_below: u16,
 ) -> Result<Vec<SolvedSector>, SolveError> {
-    let solved: Vec<SolvedSector> = unit
-        .iter()
-        .map(|&sector| {
-            let size = SectorIndex::count(
-                variant.board,
-                sector.us_board as usize,
-                sector.them_board as usize,
-            );
-            Ok(SolvedSector::new(sector, Cells::zeroed(sector, size)?))
-        })
-        .collect::<Result<_, SolveError>>()?;
+    let solved = SolvedSector::zeroed_unit(variant, unit)?;
     let parts: Vec<Part> = solved
         .iter()
         .map(|s| Part {

@@ -5,11 +5,9 @@
 //! fewer men, and every other move to one more ply, so the one-ply relation
 //! checked here, together with the end rules, proves every value.
 
-use rayon::prelude::*;
-
-use super::{Checked, Found, Mismatch};
+use super::{Checked, Found};
 use crate::db::{ClockValue, ProbeError, Tablebase};
-use crate::index::{SectorIndex, SectorKey};
+use crate::index::SectorKey;
 use crate::rules::{Outcome, Position};
 
 /// The value of `pos` (a position of play) under the folder's rule, from
@@ -47,39 +45,17 @@ pub fn check_sector(
     limit: usize,
 ) -> Result<Checked, ProbeError> {
     let file = tablebase.sector(sector)?;
-    let variant = tablebase.variant();
-    let n = variant.n_move.expect("a folder under the move-count rule");
-    let index = SectorIndex::of(
-        variant.board,
-        sector.us_board as usize,
-        sector.them_board as usize,
-    );
-    let found: Vec<Result<Option<Mismatch>, ProbeError>> = (0..index.size())
-        .into_par_iter()
-        .map(|i| {
-            let position = index.position(i, sector.us_hand, sector.them_hand);
-            let stored = file
-                .clock_value(i, n)
-                .map_err(|source| tablebase.damaged(sector, Some(&position), source))?;
-            let recomputed = recompute(tablebase, &position)?;
-            Ok((stored != recomputed).then_some(Mismatch {
-                sector,
-                index: i,
-                position,
-                stored: Found::Clock(stored),
-                recomputed: Found::Clock(recomputed),
-            }))
-        })
-        .filter(|r| !matches!(r, Ok(None)))
-        .collect();
-    let mut checked = Checked {
-        positions: index.size(),
-        ..Checked::default()
-    };
-    for r in found {
-        if let Some(m) = r? {
-            checked.add(m, limit);
-        }
-    }
-    Ok(checked)
+    let n = tablebase
+        .variant()
+        .n_move
+        .expect("a folder under the move-count rule");
+    super::oracle::check_each(tablebase, sector, limit, |i, position| {
+        let stored = file
+            .clock_value(i, n)
+            .map_err(|source| tablebase.damaged(sector, Some(position), source))?;
+        Ok((
+            Found::Clock(stored),
+            Found::Clock(recompute(tablebase, position)?),
+        ))
+    })
 }

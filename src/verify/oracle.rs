@@ -36,6 +36,26 @@ pub fn check_sector(
     limit: usize,
 ) -> Result<Checked, ProbeError> {
     let file = tablebase.sector(sector)?;
+    check_each(tablebase, sector, limit, |i, position| {
+        let stored = file
+            .value(i)
+            .map_err(|source| tablebase.damaged(sector, Some(position), source))?;
+        Ok((
+            Found::Distance(stored),
+            Found::Distance(recompute(tablebase, position)?),
+        ))
+    })
+}
+
+/// Checks every position of one sector in parallel: `stored_and_recomputed`
+/// gives the two values of the position at an index; at most `limit`
+/// mismatches are kept.
+pub(super) fn check_each(
+    tablebase: &Tablebase,
+    sector: SectorKey,
+    limit: usize,
+    stored_and_recomputed: impl Fn(u64, &Position) -> Result<(Found, Found), ProbeError> + Sync,
+) -> Result<Checked, ProbeError> {
     let variant = tablebase.variant();
     let index = SectorIndex::of(
         variant.board,
@@ -46,16 +66,13 @@ pub fn check_sector(
         .into_par_iter()
         .map(|i| {
             let position = index.position(i, sector.us_hand, sector.them_hand);
-            let stored = file
-                .value(i)
-                .map_err(|source| tablebase.damaged(sector, Some(&position), source))?;
-            let recomputed = recompute(tablebase, &position)?;
+            let (stored, recomputed) = stored_and_recomputed(i, &position)?;
             Ok((stored != recomputed).then_some(Mismatch {
                 sector,
                 index: i,
                 position,
-                stored: Found::Distance(stored),
-                recomputed: Found::Distance(recomputed),
+                stored,
+                recomputed,
             }))
         })
         .filter(|r| !matches!(r, Ok(None)))
