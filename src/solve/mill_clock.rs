@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use super::cells::{CELLS_PER_WORD, Cells, LOW_BITS, RESOLVED, SolvedSector, has_zero_cell};
 use super::error::SolveError;
-use super::exits::{Exits, LastClass};
+use super::exits::Exits;
 use super::initial::{MovementScratch, MovementShortcuts, movement_moves};
 use super::retrograde::UnitEvent;
 use crate::db::{ClockValue, Tablebase};
@@ -190,11 +190,10 @@ impl Unit<'_> {
         }
         // Every capture is a mill: its child starts afresh.
         let mut escape = false;
-        let mut last = LastClass::default();
         let unmapped = scratch
             .unmapped
             .iter()
-            .map(|child| self.exit_value(child, &mut last));
+            .map(|child| self.unmapped_value(child));
         let pending = scratch.pending.iter().map(|&(entry, at)| {
             let (key, _, file) = &self.exits.sectors[entry];
             file.clock_value(at, self.n)
@@ -221,25 +220,13 @@ impl Unit<'_> {
         Ok(count)
     }
 
-    /// The value of a child after a mill, from the finished sectors.
-    fn exit_value(&self, child: &Position, last: &mut LastClass) -> Result<ClockValue, SolveError> {
-        if child.total(child.to_move) < 3 {
-            return Ok(ClockValue::Loss(0));
-        }
-        let key = SectorKey::of(child);
-        let exits = &self.exits;
-        match exits.sectors.iter().position(|(s, _, _)| *s == key) {
-            Some(entry) => {
-                let (_, index, file) = &exits.sectors[entry];
-                let at = last.index(entry, index, child.us(), child.them());
-                file.clock_value(at, self.n)
-                    .map_err(|source| exits.tablebase.damaged(key, None, source).into())
-            }
-            None => exits
-                .tablebase
-                .clock_value_of_checked(child)
-                .map_err(|source| exits.unavailable(key, source)),
-        }
+    /// The value of a child after a mill whose sector has no mapped file
+    /// (the tablebase answers a game end, or says what is missing).
+    fn unmapped_value(&self, child: &Position) -> Result<ClockValue, SolveError> {
+        self.exits
+            .tablebase
+            .clock_value_of_checked(child)
+            .map_err(|source| self.exits.unavailable(SectorKey::of(child), source))
     }
 
     /// One level: the positions settled at `level - 1` pass their result to
