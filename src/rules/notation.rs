@@ -109,6 +109,28 @@ impl Position {
     }
 }
 
+/// The counter a Sanmill FEN carries: its `rule50` field, the next to last
+/// of the numbers after the men on board and in hand (the last is the move
+/// number; capture fields of newer versions, which hold a ':', come after).
+/// None when the FEN stops at the men.
+fn sanmill_fen_counter(fields: &[&str]) -> Result<Option<u8>, PositionParseError> {
+    let numbers: Vec<&str> = fields
+        .iter()
+        .skip(8)
+        .take_while(|f| !f.contains(':'))
+        .copied()
+        .collect();
+    if numbers.len() < 2 {
+        return Ok(None);
+    }
+    let rule50 = numbers[numbers.len() - 2];
+    rule50.parse::<u8>().map(Some).map_err(|_| {
+        PositionParseError::Fen(format!(
+            "the rule50 field (plies since the last mill) must be a number from 0 to 255, found '{rule50}'"
+        ))
+    })
+}
+
 impl Variant {
     /// Reads a position string of RULES.md or a Sanmill FEN (recognised by its
     /// `*`, `O` and `@` board characters).
@@ -195,7 +217,7 @@ impl Variant {
 
     /// [`Variant::parse_position`] for play under the move-count rule: a
     /// position string may end with a fifth field, the counter (plies since
-    /// the last mill).
+    /// the last mill); a Sanmill FEN gives it in its `rule50` field.
     ///
     /// # Errors
     /// As [`Variant::parse_position`], or a counter that is not a number.
@@ -212,7 +234,11 @@ impl Variant {
                 })?;
             return Ok((self.parse_position(&fields[..4].join(" "))?, Some(counter)));
         }
-        Ok((self.parse_position(text)?, None))
+        let pos = self.parse_position(text)?;
+        if fields.first().is_some_and(|f| f.contains(['*', 'O', '@'])) {
+            return Ok((pos, sanmill_fen_counter(&fields)?));
+        }
+        Ok((pos, None))
     }
 
     /// Rejects what is not a position of play (see [`Variant::check_position`]).

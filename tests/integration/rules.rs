@@ -230,6 +230,25 @@ fn sanmill_fen_is_read() {
 }
 
 #[test]
+fn sanmill_fen_gives_its_rule50_field_as_the_counter() {
+    let variant = Variant::standard();
+    let counter = |fen: &str| variant.parse_position_with_counter(fen).map(|(_, c)| c);
+    let board = "OOO*****/********/@@@***** b m s 3 0 3 0";
+    // Today's fields: men to remove, the last mills' squares, the mills formed,
+    // rule50, the move number; a capture field after them.
+    assert_eq!(counter(&format!("{board} 0 0 -1 -1 -1 -1 0 37 60")), Ok(Some(37)));
+    assert_eq!(counter(&format!("{board} 0 0 -1 -1 -1 -1 0 12 60 c:w-0-")), Ok(Some(12)));
+    // Older versions: men to remove, rule50, the move number.
+    assert_eq!(counter(&format!("{board} 0 0 5 60")), Ok(Some(5)));
+    assert_eq!(counter(board), Ok(None));
+    let err = counter(&format!("{board} 0 0 -1 -1 -1 -1 0 300 60")).unwrap_err();
+    assert!(err.to_string().contains("rule50"), "{err}");
+    // Our own FEN says a fresh counter.
+    let p = variant.parse_position(board).unwrap();
+    assert_eq!(counter(&variant.sanmill_fen(&p).unwrap()), Ok(Some(0)));
+}
+
+#[test]
 fn each_bad_position_string_gets_its_own_message() {
     let variant = Variant::standard();
     let cases = [
