@@ -26,7 +26,7 @@ pub mod solve;
 pub mod system;
 pub mod verify;
 
-pub use db::{Answer, FileError, Line, LineEnd, MoveValue, ProbeError, Tablebase, Value};
+pub use db::{Answer, FileError, Line, LineEnd, MoveValue, ProbeError, Tablebase, Value, Wdl};
 pub use index::{SectorGraph, SectorKey};
 pub use rules::{
     Bitboard, Board, Color, Move, Outcome, Point, Position, PositionError, RemovalRule, Variant,

@@ -242,8 +242,11 @@ fn tempfile_dir() -> Result<PathBuf> {
 }
 
 /// A probe's answer as a number: the value's rank, under the folder's
-/// move-count rule (with a fresh counter) or without it.
+/// move-count rule (with a fresh counter) or without it, or win/draw/loss.
 fn probe_rank(tablebase: &Tablebase, pos: &Position) -> Result<i32, morris::ProbeError> {
+    if tablebase.is_wdl_only() {
+        return tablebase.wdl(pos).map(|v| v as i32);
+    }
     match tablebase.variant().n_move {
         Some(_) => tablebase.clock_value(pos).map(|v| v.rank()),
         None => tablebase.value(pos).map(|v| v.rank()),

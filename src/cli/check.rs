@@ -72,6 +72,15 @@ pub fn stats(out: &mut dyn Write, tablebase: &Tablebase, tsv: bool) -> Result<()
             counts.push(sector);
         }
     }
+    // A win/draw/loss-only folder has no plies: its longest are blank.
+    let wdl_only = tablebase.is_wdl_only();
+    let longest = |plies: u16| {
+        if wdl_only {
+            "-".to_string()
+        } else {
+            plies.to_string()
+        }
+    };
     if tsv {
         writeln!(
             out,
@@ -81,17 +90,29 @@ pub fn stats(out: &mut dyn Write, tablebase: &Tablebase, tsv: bool) -> Result<()
             writeln!(
                 out,
                 "{}\t{}\t{}\t{}\t{}\t{}\t{}",
-                s.sector, s.positions, s.wins, s.losses, s.draws, s.longest_win, s.longest_loss
+                s.sector,
+                s.positions,
+                s.wins,
+                s.losses,
+                s.draws,
+                longest(s.longest_win),
+                longest(s.longest_loss)
             )?;
         }
     } else {
+        if wdl_only {
+            writeln!(
+                out,
+                "win/draw/loss only (morris pack --wdl): no plies, so no longest win or loss"
+            )?;
+        }
         if let Some(n) = tablebase.variant().n_move {
             writeln!(
                 out,
                 "under the move-count rule of {n} plies: values with a fresh counter, the longest in plies to the next mill"
             )?;
         }
-        write_stats_table(out, &stats)?;
+        write_stats_table(out, &stats, &longest)?;
     }
     let missing = missing_sectors(tablebase, &sectors);
     if !missing.is_empty() {
@@ -100,7 +121,11 @@ pub fn stats(out: &mut dyn Write, tablebase: &Tablebase, tsv: bool) -> Result<()
     Ok(())
 }
 
-fn write_stats_table(out: &mut dyn Write, stats: &[SectorStats]) -> Result<()> {
+fn write_stats_table(
+    out: &mut dyn Write,
+    stats: &[SectorStats],
+    longest: &dyn Fn(u16) -> String,
+) -> Result<()> {
     writeln!(
         out,
         "{:<10} {:>13} {:>13} {:>13} {:>11} {:>11} {:>13}",
@@ -115,8 +140,8 @@ fn write_stats_table(out: &mut dyn Write, stats: &[SectorStats]) -> Result<()> {
             s.wins,
             s.losses,
             s.draws,
-            s.longest_win,
-            s.longest_loss,
+            longest(s.longest_win),
+            longest(s.longest_loss),
             s.file_bytes
         )?;
         totals[0] += s.wins;

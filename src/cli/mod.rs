@@ -10,6 +10,7 @@ mod pack;
 mod play;
 mod probe;
 mod probe_clock;
+mod probe_wdl;
 mod solve;
 
 use std::io::Write;
@@ -168,6 +169,11 @@ pub enum Command {
         /// The folder to write the packed copy into.
         #[arg(long, value_name = "DIR")]
         out: std::path::PathBuf,
+        /// Keep win, draw or loss only, without the plies: a fraction of the
+        /// size. Probes then give no plies and no lines of play; not for a
+        /// folder under the move-count rule, whose values need their plies.
+        #[arg(long)]
+        wdl: bool,
     },
     /// The value of positions from a database, and every legal move with the
     /// value it leads to, best first (fastest wins, draws, longest losses).
@@ -198,6 +204,8 @@ pub enum Command {
         moves: bool,
     },
     /// Play in the terminal against perfect play, or watch it play itself.
+    /// From a win/draw/loss-only folder the program keeps the value but, with
+    /// no plies, may not convert a win (among equal moves it closes a mill).
     #[command(after_help = NOTATION_HELP)]
     Play {
         #[command(flatten)]
@@ -341,8 +349,17 @@ pub fn run(cli: Cli) -> Result<()> {
             let stdin = std::io::stdin();
             play::play(out, &mut stdin.lock(), &tablebase, start, &options)
         }
-        Command::Pack { db, out: target } => {
-            pack::pack(out, &open_whole(&db.db, explicit)?, &target)
+        Command::Pack {
+            db,
+            out: target,
+            wdl,
+        } => {
+            let packing = if wdl {
+                morris::db::Packing::WdlOnly
+            } else {
+                morris::db::Packing::Full
+            };
+            pack::pack(out, &open_whole(&db.db, explicit)?, &target, packing)
         }
         Command::Stats { db, tsv } => check::stats(out, &open_whole(&db.db, explicit)?, tsv),
         Command::Verify {

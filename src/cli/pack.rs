@@ -1,20 +1,42 @@
-//! `pack`: a packed copy of a solved folder (format 3: zstd blocks), with
-//! the size of each sector and of all. Resumable: sectors already packed
-//! (their file opens and passes its header's checks) are kept.
+//! `pack`: a packed copy of a solved folder (format 3: zstd blocks), every
+//! value or win/draw/loss only, with the size of each sector and of all.
+//! Resumable: sectors already packed (their file opens as the kind asked
+//! for and passes its header's checks) are kept.
 
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use morris::Tablebase;
-use morris::db::{SectorFile, file_name, index_file_name, sector_files, write_packed};
+use morris::db::{
+    Packing, SectorFile, file_name, folder_storage, index_file_name, same_values, sector_files,
+    write_packed,
+};
 
-pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path) -> Result<()> {
+pub fn pack(
+    out: &mut dyn Write,
+    source: &Tablebase,
+    target: &Path,
+    packing: Packing,
+) -> Result<()> {
     let started = Instant::now();
     let variant = source.variant();
-    let packed = Tablebase::create_packed(target, variant)?;
+    let wdl_only = packing == Packing::WdlOnly;
+    if wdl_only && variant.n_move.is_some() {
+        bail!(
+            "{} holds values under the move-count rule: a value there depends on its plies to the next mill, so it cannot be packed win/draw/loss only (pack it without --wdl)",
+            source.dir().display()
+        );
+    }
+    if folder_storage(source.dir()).is_packed() {
+        bail!(
+            "{} is packed already: pack a folder of raw files",
+            source.dir().display()
+        );
+    }
+    let packed = Tablebase::create_packed(target, variant, packing)?;
     let sectors = sector_files(source.dir())?;
     writeln!(
         out,
@@ -25,9 +47,12 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path) -> Result<()
     for &sector in &sectors {
         let raw = source.sector(sector)?;
         let path = target.join(file_name(sector));
-        let done = SectorFile::open(&path, false).is_ok_and(|f| f.is_packed());
+        let done = SectorFile::open(&path, false)
+            .is_ok_and(|f| f.is_packed() && f.header.wdl_only == wdl_only);
         if !done {
-            write_packed(target, &raw)?;
+            write_packed(target, &raw, packing)?;
+            // Lossless, checked: every value read back equals the raw one.
+            same_values(&raw, &SectorFile::open(&path, false)?)?;
         }
         // The stored index is copied as it is.
         let index = index_file_name(sector.us_board, sector.them_board);

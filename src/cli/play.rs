@@ -38,6 +38,23 @@ struct Choice {
 /// The moves of `pos` at `counter` (under the folder's move-count rule, if
 /// any), best first, and the position's value in words.
 fn choices(tablebase: &Tablebase, pos: &Position, counter: u8) -> Result<(Vec<Choice>, String)> {
+    if tablebase.is_wdl_only() {
+        // No plies to go by: among equal values a mill first, the one sure
+        // progress (perfect play may still go round; see `play --help`).
+        let moves = tablebase
+            .wdl_moves(pos)?
+            .into_iter()
+            .map(|m| Choice {
+                play: m.play,
+                position: m.position,
+                mill: m.play.remove.is_some(),
+                key: (m.value as i32, m.play.remove.is_some() as i32),
+                value: m.value.to_string(),
+            })
+            .collect();
+        let value = format!("{} (win/draw/loss only: no plies)", tablebase.wdl(pos)?);
+        return Ok((moves, value));
+    }
     let Some(n) = tablebase.variant().n_move else {
         let moves = tablebase
             .move_values(pos)?

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};
 
-use super::{echo, exit_code, note, parse_position, probe_clock};
+use super::{echo, exit_code, note, parse_position, probe_clock, probe_wdl};
 use morris::{Answer, Line, LineEnd, Outcome, Tablebase, Value, Variant};
 
 /// Longest line of perfect play printed (a draw repeats long before).
@@ -17,6 +17,7 @@ pub(super) const LINE_LIMIT: usize = 1000;
 /// Positions probed together in batch mode (in parallel, output in order).
 const BATCH_CHUNK: usize = 1 << 16;
 
+#[derive(Clone, Copy)]
 pub struct ProbeOptions {
     pub json: bool,
     pub line: bool,
@@ -45,6 +46,22 @@ pub fn probe(
                 Ok((answer, line)) => {
                     probe_clock::write_answer(out, variant, &answer, line.as_ref())?
                 }
+                Err(e) if positions.len() == 1 => return Err(e),
+                Err(e) => failed(out, &mut failures, options, text, e)?,
+            }
+            continue;
+        }
+        if tablebase.is_wdl_only() {
+            let with_moves = ProbeOptions {
+                moves: true,
+                ..*options
+            };
+            match probe_wdl::answer(tablebase, text, &with_moves) {
+                Ok(answer) if options.json => {
+                    let name = answer.position.notation(variant.board);
+                    writeln!(out, "{}", probe_wdl::answer_json(variant, &answer, &name))?;
+                }
+                Ok(answer) => probe_wdl::write_answer(out, variant, &answer)?,
                 Err(e) if positions.len() == 1 => return Err(e),
                 Err(e) => failed(out, &mut failures, options, text, e)?,
             }
@@ -246,6 +263,15 @@ fn batch_line(
                 .to_string()
         } else {
             probe_clock::batch_text(variant, text, &answer, line.as_ref(), options.moves)
+        });
+    }
+    if tablebase.is_wdl_only() {
+        let answer = probe_wdl::answer(tablebase, text, options)?;
+        let text = &*echo(text.trim());
+        return Ok(if options.json {
+            probe_wdl::answer_json(variant, &answer, text).to_string()
+        } else {
+            probe_wdl::batch_text(variant, text, &answer)
         });
     }
     let pos = parse_position(variant, text)?;

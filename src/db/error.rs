@@ -141,15 +141,14 @@ impl fmt::Display for JobSize {
 pub enum ProbeError {
     #[error("not a position of play")]
     InvalidPosition(#[from] PositionError),
-    #[error(
-        "required sector {sector} is not in {}: build it with `morris solve --db {} --variant {variant} --sectors {sector}` ({job})",
-        dir.display(), dir.display()
-    )]
+    #[error("{}", missing_sector(*sector, dir, variant, job, *packed))]
     MissingSector {
         sector: SectorKey,
         dir: PathBuf,
         variant: String,
         job: JobSize,
+        /// The folder holds packed files, which `solve` does not write.
+        packed: bool,
     },
     #[error(
         "{} holds a {found} database, not {wanted}: use another --db folder, or --variant {found}",
@@ -180,8 +179,35 @@ pub enum ProbeError {
     CounterPastRule { counter: u8, n: u8 },
     #[error("{}", rule_mismatch(dir, *has_rule))]
     RuleMismatch { dir: PathBuf, has_rule: bool },
+    #[error(
+        "{} holds win/draw/loss only (`morris pack --wdl`), not the plies asked for: `Tablebase::wdl` reads it, and a folder packed in full has the plies",
+        dir.display()
+    )]
+    WdlOnly { dir: PathBuf },
     #[error(transparent)]
     File(#[from] FileError),
+}
+
+fn missing_sector(
+    sector: SectorKey,
+    dir: &std::path::Path,
+    variant: &str,
+    job: &JobSize,
+    packed: bool,
+) -> String {
+    let solve = format!("morris solve --variant {variant} --sectors {sector}");
+    if packed {
+        format!(
+            "required sector {sector} is not in {}: build it with `{solve} --db RAW` into the raw folder it was packed from, then pack that again into it ({job})",
+            dir.display()
+        )
+    } else {
+        format!(
+            "required sector {sector} is not in {}: build it with `{solve} --db {}` ({job})",
+            dir.display(),
+            dir.display()
+        )
+    }
 }
 
 fn rule_mismatch(dir: &std::path::Path, has_rule: bool) -> String {

@@ -11,7 +11,7 @@ use super::error::FileError;
 use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap};
 use super::packed::PackedBody;
-use super::value::Value;
+use super::value::{Value, Wdl};
 use crate::index::SectorKey;
 
 /// File name of a sector's database.
@@ -256,6 +256,12 @@ impl SectorFile {
     /// value missing from the overflow table or out of range.
     #[inline]
     pub fn value(&self, index: u64) -> Result<Value, FileError> {
+        if self.header.wdl_only {
+            return Err(FileError::corrupted(
+                self.path(),
+                "it holds win/draw/loss only, not the distances asked for",
+            ));
+        }
         match Value::from_byte(self.byte(index)?) {
             Some(v) => Ok(v),
             None => self.overflow_value(index),
@@ -278,6 +284,24 @@ impl SectorFile {
             Body::Raw(map) => map.byte_at(HEADER_LEN + index as usize),
             Body::Packed(body) => body.byte(index),
         }
+    }
+
+    /// Win, draw or loss at `index`, from any file without the move-count
+    /// rule.
+    ///
+    /// # Errors
+    /// As [`SectorFile::value`], or a code that is no value.
+    pub fn wdl(&self, index: u64) -> Result<Wdl, FileError> {
+        if !self.header.wdl_only {
+            return self.value(index).map(Wdl::of);
+        }
+        let code = self.byte(index)?;
+        Wdl::from_code(code).ok_or_else(|| {
+            FileError::corrupted(
+                self.path(),
+                format!("index {index} holds the code {code}, which is no value"),
+            )
+        })
     }
 
     /// The value under the move-count rule of `n` plies at `index`.

@@ -62,24 +62,56 @@ pub fn folder_variant(dir: &Path) -> Result<Option<&'static Variant>, ProbeError
     Ok(Some(variant))
 }
 
-/// The manifest line of a folder of packed files (`morris pack`).
-pub(crate) const PACKED_LINE: &str = "format packed";
-
-/// Whether a folder's manifest says it holds packed files.
-pub fn folder_is_packed(dir: &Path) -> bool {
-    fs::read_to_string(dir.join(MANIFEST)).is_ok_and(|t| t.lines().any(|l| l.trim() == PACKED_LINE))
+/// What kind of sector files a folder holds, as its manifest says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// Raw files: a byte per position (`solve` writes them).
+    Raw,
+    /// Packed files of every value (`morris pack`).
+    Packed,
+    /// Packed files of win, draw or loss only (`morris pack --wdl`).
+    PackedWdl,
 }
 
-/// Writes the manifest of a new folder for `variant`, of raw files or
-/// (`packed`) of packed ones.
-pub(crate) fn write_manifest(dir: &Path, variant: &Variant, packed: bool) -> Result<(), FileError> {
+impl Storage {
+    /// Its manifest line; none for raw files.
+    fn manifest_line(self) -> Option<&'static str> {
+        match self {
+            Storage::Raw => None,
+            Storage::Packed => Some("format packed"),
+            Storage::PackedWdl => Some("format packed-wdl"),
+        }
+    }
+
+    /// Whether its files are packed.
+    pub fn is_packed(self) -> bool {
+        self != Storage::Raw
+    }
+}
+
+/// The kind of files a folder's manifest says it holds (raw without one).
+pub fn folder_storage(dir: &Path) -> Storage {
+    let text = fs::read_to_string(dir.join(MANIFEST)).unwrap_or_default();
+    [Storage::Packed, Storage::PackedWdl]
+        .into_iter()
+        .find(|s| text.lines().any(|l| Some(l.trim()) == s.manifest_line()))
+        .unwrap_or(Storage::Raw)
+}
+
+/// Writes the manifest of a new folder for `variant`, of files of the kind
+/// `storage` says.
+pub(crate) fn write_manifest(
+    dir: &Path,
+    variant: &Variant,
+    storage: Storage,
+) -> Result<(), FileError> {
     let mut text = format!("variant {}\n", variant.name);
     if let Some(n) = variant.n_move {
         text.push_str(&format!("n-move {n}\n"));
     }
     text.push_str(&format!("fingerprint {:016x}\n", variant.fingerprint()));
-    if packed {
-        text.push_str(PACKED_LINE);
+    if let Some(line) = storage.manifest_line() {
+        text.push_str(line);
         text.push('\n');
     }
     write_atomically(&dir.join(MANIFEST), |mut file| {

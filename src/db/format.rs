@@ -12,7 +12,8 @@
 //!     24    4  sector: us on board, us in hand, them on board, them in hand
 //!     28    4  value encoding (1: byte = plies, odd win / even loss, 254 escape, 255 draw;
 //!              3: under the move-count rule, byte = 2d - 1 for a win and 2d for a loss
-//!              with d plies to the next mill, 255 draw; 2 and 4: the same, packed)
+//!              with d plies to the next mill, 255 draw; 2 and 4: the same, packed;
+//!              5: packed win/draw/loss only, two bits a value)
 //!     32    8  positions N (index size)
 //!     40    8  overflow entries E
 //!     48    8  xxh3-64 of everything after the header
@@ -65,6 +66,9 @@ pub struct Header {
     /// The values are under the move-count rule: plies to the next mill
     /// (`ClockValue` bytes), not to the end.
     pub mill_clock: bool,
+    /// Packed win/draw/loss only: two-bit codes ([`Wdl`](super::Wdl)), four to
+    /// a byte, no distances.
+    pub wdl_only: bool,
 }
 
 /// Format version of packed sector files (see `packed.rs`).
@@ -75,15 +79,22 @@ pub const ENCODING_PACKED_ZSTD: u32 = 2;
 /// Value encodings under the move-count rule: raw, and packed as 2 is.
 pub const ENCODING_MILL_CLOCK: u32 = 3;
 pub const ENCODING_MILL_CLOCK_PACKED: u32 = 4;
+/// Value encoding of packed win/draw/loss-only files: two-bit codes (0 loss,
+/// 1 draw, 2 win), four to a byte from the low bits up, in blocks compressed
+/// with zstd.
+pub const ENCODING_PACKED_WDL: u32 = 5;
 
 /// The encoding field of a file, packed or not, of values under the
-/// move-count rule or not.
-fn encoding(packed: bool, mill_clock: bool) -> u32 {
-    match (packed, mill_clock) {
-        (false, false) => ENCODING_BYTE_PLIES,
-        (true, false) => ENCODING_PACKED_ZSTD,
-        (false, true) => ENCODING_MILL_CLOCK,
-        (true, true) => ENCODING_MILL_CLOCK_PACKED,
+/// move-count rule or not, of distances or win/draw/loss only (`None`: no
+/// such kind of file).
+fn encoding(packed: bool, mill_clock: bool, wdl_only: bool) -> Option<u32> {
+    match (packed, mill_clock, wdl_only) {
+        (false, false, false) => Some(ENCODING_BYTE_PLIES),
+        (true, false, false) => Some(ENCODING_PACKED_ZSTD),
+        (false, true, false) => Some(ENCODING_MILL_CLOCK),
+        (true, true, false) => Some(ENCODING_MILL_CLOCK_PACKED),
+        (true, false, true) => Some(ENCODING_PACKED_WDL),
+        _ => None,
     }
 }
 
@@ -100,6 +111,7 @@ impl Header {
             block_bits: BLOCK_BITS,
             packed_bytes: None,
             mill_clock: variant.n_move.is_some(),
+            wdl_only: false,
         }
     }
 
@@ -112,7 +124,8 @@ impl Header {
         } else {
             FORMAT_VERSION
         };
-        let encoding = encoding(packed, self.mill_clock);
+        let encoding = encoding(packed, self.mill_clock, self.wdl_only)
+            .expect("win/draw/loss only is a kind of packed file without the move-count rule");
         b[8..12].copy_from_slice(&version.to_le_bytes());
         b[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
         b[16..24].copy_from_slice(&self.fingerprint.to_le_bytes());
@@ -185,11 +198,11 @@ impl Header {
         if !BLOCK_BITS_READ.contains(&u32_at(88)) {
             return Err(corrupted("gives an unknown block size"));
         }
-        let mill_clock = match u32_at(28) {
-            e if e == encoding(packed, false) => false,
-            e if e == encoding(packed, true) => true,
-            _ => return Err(corrupted("gives an unknown value encoding")),
-        };
+        let found = u32_at(28);
+        let (mill_clock, wdl_only) = [(false, false), (true, false), (false, true)]
+            .into_iter()
+            .find(|&(clock, wdl)| encoding(packed, clock, wdl) == Some(found))
+            .ok_or_else(|| corrupted("gives an unknown value encoding"))?;
         let name_bytes = &bytes[56..88];
         let end = name_bytes.iter().position(|&c| c == 0).unwrap_or(32);
         let variant = std::str::from_utf8(&name_bytes[..end])
@@ -206,6 +219,7 @@ impl Header {
             block_bits: u32_at(88),
             packed_bytes: packed.then(|| u64_at(112)),
             mill_clock,
+            wdl_only,
         };
         let expected = header
             .file_len()

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use super::clock_value::ClockValue;
 use super::error::{FileError, ProbeError};
 use super::tablebase::Tablebase;
-use super::value::{ESCAPE_BYTE, Value};
+use super::value::{ESCAPE_BYTE, Value, Wdl};
 use crate::index::SectorKey;
 
 /// One sector's statistics (positions up to symmetry).
@@ -19,7 +19,8 @@ pub struct SectorStats {
     pub losses: u64,
     pub draws: u64,
     /// The longest win and loss in plies (0 when there is none): to the end
-    /// of the game, or under the move-count rule to the next mill.
+    /// of the game, or under the move-count rule to the next mill; 0 in a
+    /// win/draw/loss-only folder.
     pub longest_win: u16,
     pub longest_loss: u16,
     /// The file's size in bytes.
@@ -70,6 +71,17 @@ impl Tablebase {
             }
         })
         .map_err(|source| self.damaged(sector, None, source))?;
+        if file.header.wdl_only {
+            // Codes, no plies: the longest stay 0.
+            if counts[3..].iter().any(|&n| n > 0) {
+                let problem = "it holds a code that is no value".to_string();
+                return Err(self.damaged(sector, None, FileError::corrupted(file.path(), problem)));
+            }
+            stats.losses = counts[Wdl::Loss.code() as usize];
+            stats.draws = counts[Wdl::Draw.code() as usize];
+            stats.wins = counts[Wdl::Win.code() as usize];
+            return Ok(stats);
+        }
         if let Some(rule) = self.variant().n_move {
             for (byte, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
                 let value = ClockValue::from_byte(byte as u8, rule).ok_or_else(|| {

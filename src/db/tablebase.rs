@@ -11,11 +11,12 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use super::clock_value::ClockValue;
 use super::error::{FileError, JobSize, ProbeError};
 use super::file::{SectorFile, file_name};
-use super::folder::{folder_is_packed, folder_variant, has_sector_files, write_manifest};
+use super::folder::{Storage, folder_storage, folder_variant, has_sector_files, write_manifest};
 use super::format::Header;
 use super::index_file::{StoredIndex, first_checksum_at, index_file_name};
 use super::mapped::read_ahead;
-use super::value::Value;
+use super::packed::Packing;
+use super::value::{Value, Wdl};
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::{Outcome, Position, PositionError, Variant};
 
@@ -33,6 +34,8 @@ pub struct Tablebase {
     scattered: bool,
     /// Told once per damaged stored index that the index is built instead.
     warn: Option<Warn>,
+    /// The folder holds win/draw/loss only (`morris pack --wdl`).
+    wdl_only: bool,
 }
 
 /// What a [`Tablebase`] calls with a damaged stored index it works around.
@@ -110,6 +113,7 @@ impl Tablebase {
             build_indices: false,
             scattered: true,
             warn: None,
+            wdl_only: folder_storage(dir) == Storage::PackedWdl,
         })
     }
 
@@ -117,9 +121,17 @@ impl Tablebase {
     /// into (`morris pack`), creating it and its manifest when missing.
     ///
     /// # Errors
-    /// I/O errors, or a folder of other rules or of raw files.
-    pub fn create_packed(dir: &Path, variant: &'static Variant) -> Result<Tablebase, ProbeError> {
-        prepare_folder(dir, variant, true)?;
+    /// I/O errors, or a folder of other rules or of files of another kind.
+    pub fn create_packed(
+        dir: &Path,
+        variant: &'static Variant,
+        packing: Packing,
+    ) -> Result<Tablebase, ProbeError> {
+        let storage = match packing {
+            Packing::Full => Storage::Packed,
+            Packing::WdlOnly => Storage::PackedWdl,
+        };
+        prepare_folder(dir, variant, storage)?;
         Tablebase::open(dir, variant)
     }
 
@@ -140,7 +152,7 @@ impl Tablebase {
     /// # Errors
     /// I/O errors, or a folder built for other rules.
     pub fn create(dir: &Path, variant: &'static Variant) -> Result<Tablebase, ProbeError> {
-        prepare_folder(dir, variant, false)?;
+        prepare_folder(dir, variant, Storage::Raw)?;
         // The solver reads the blocks of its successors whole.
         Ok(Tablebase::open(dir, variant)?.reading_whole_files())
     }
@@ -170,6 +182,12 @@ impl Tablebase {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Whether the folder holds win/draw/loss only (`morris pack --wdl`):
+    /// [`Tablebase::wdl`] answers, [`Tablebase::value`] cannot.
+    pub fn is_wdl_only(&self) -> bool {
+        self.wdl_only
     }
 
     pub fn variant(&self) -> &'static Variant {
@@ -247,6 +265,7 @@ impl Tablebase {
             dir: self.dir.clone(),
             variant: self.variant.label(),
             job: self.job_size(sector),
+            packed: folder_storage(&self.dir).is_packed(),
         }
     }
 
@@ -324,9 +343,13 @@ impl Tablebase {
             .map_err(|source| self.damaged(sector, None, source))?;
         let h = &file.header;
         if h.fingerprint == self.variant.fingerprint()
-            && h.mill_clock != self.variant.n_move.is_some()
+            && (h.mill_clock != self.variant.n_move.is_some() || h.wdl_only != self.wdl_only)
         {
-            let problem = "its header's value encoding disagrees with its rules' move-count rule";
+            let problem = if h.wdl_only != self.wdl_only {
+                "its header's value encoding disagrees with its folder's kind (win/draw/loss only or not)"
+            } else {
+                "its header's value encoding disagrees with its rules' move-count rule"
+            };
             return Err(self.damaged(
                 sector,
                 None,
@@ -435,9 +458,43 @@ impl Tablebase {
         }
     }
 
+    /// Win, draw or loss for any position of play of the variant, from the
+    /// side to move: what every folder without the move-count rule answers,
+    /// a win/draw/loss-only one included.
+    ///
+    /// # Errors
+    /// A folder under the rule, a position that is not one of play, or a
+    /// missing or damaged sector file.
+    pub fn wdl(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        self.variant.check_position(pos)?;
+        self.wdl_of_checked(pos)
+    }
+
+    /// [`Tablebase::wdl`] of a position known to be one of play.
+    pub(crate) fn wdl_of_checked(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        if self.variant.n_move.is_some() {
+            return Err(ProbeError::RuleMismatch {
+                dir: self.dir.clone(),
+                has_rule: true,
+            });
+        }
+        match self.locate(pos)? {
+            Located::Over(Outcome::Drawn) => Ok(Wdl::Draw),
+            Located::Over(_) => Ok(Wdl::Loss),
+            Located::At(sector, file, index) => file
+                .wdl(index)
+                .map_err(|source| self.damaged(sector, Some(pos), source)),
+        }
+    }
+
     /// [`Tablebase::value`] of a position known to be one of play (a child
     /// generated from one).
     pub(crate) fn value_of_checked(&self, pos: &Position) -> Result<Value, ProbeError> {
+        if self.wdl_only {
+            return Err(ProbeError::WdlOnly {
+                dir: self.dir.clone(),
+            });
+        }
         if self.variant.n_move.is_some() {
             return Err(ProbeError::RuleMismatch {
                 dir: self.dir.clone(),
@@ -487,10 +544,14 @@ enum Located {
     At(SectorKey, Arc<SectorFile>, u64),
 }
 
-/// Creates `dir` with a manifest for `variant` and for raw or `packed`
-/// files when it has none, and checks that a folder with one holds the
-/// files asked for (the variant is checked when it is opened).
-fn prepare_folder(dir: &Path, variant: &'static Variant, packed: bool) -> Result<(), ProbeError> {
+/// Creates `dir` with a manifest for `variant` and for files of the kind
+/// `storage` says when it has none, and checks that a folder with one holds
+/// that kind (the variant is checked when it is opened).
+fn prepare_folder(
+    dir: &Path,
+    variant: &'static Variant,
+    storage: Storage,
+) -> Result<(), ProbeError> {
     fs::create_dir_all(dir).map_err(FileError::write(dir))?;
     if folder_variant(dir)?.is_none() {
         if has_sector_files(dir) {
@@ -498,13 +559,19 @@ fn prepare_folder(dir: &Path, variant: &'static Variant, packed: bool) -> Result
                 dir: dir.to_path_buf(),
             });
         }
-        write_manifest(dir, variant, packed)?;
+        write_manifest(dir, variant, storage)?;
     }
-    if folder_is_packed(dir) != packed {
-        let problem = if packed {
-            "it is a folder of raw files: pack into a new folder"
-        } else {
-            "it is a folder of packed files: solve into a folder of raw ones, then pack it"
+    let found = folder_storage(dir);
+    if found != storage {
+        let problem = match (found, storage) {
+            (Storage::Raw, _) => "it is a folder of raw files: pack into a new folder",
+            (_, Storage::Raw) => {
+                "it is a folder of packed files: solve into a folder of raw ones, then pack it"
+            }
+            (Storage::PackedWdl, _) => {
+                "it is a folder packed win/draw/loss only: pack in full into another folder"
+            }
+            _ => "it is a folder packed in full: pack win/draw/loss only into another folder",
         };
         return Err(ProbeError::Manifest {
             path: dir.join(super::MANIFEST),

@@ -178,3 +178,72 @@ impl fmt::Display for Value {
         }
     }
 }
+
+/// A value without its distance: what a win/draw/loss-only folder stores.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Wdl {
+    Loss = 0,
+    Draw = 1,
+    Win = 2,
+}
+
+impl Wdl {
+    /// The value's kind.
+    pub fn of(value: Value) -> Wdl {
+        match value {
+            Value::Win(_) => Wdl::Win,
+            Value::Loss(_) => Wdl::Loss,
+            Value::Draw => Wdl::Draw,
+        }
+    }
+
+    /// This value (of a child) seen from the side that moved into it.
+    pub fn from_parent(self) -> Wdl {
+        match self {
+            Wdl::Win => Wdl::Loss,
+            Wdl::Loss => Wdl::Win,
+            Wdl::Draw => Wdl::Draw,
+        }
+    }
+
+    /// The mover's value from its children's (each from its own side to
+    /// move): a win if one is lost, else a draw if one is drawn, else a loss
+    /// (no child at all: blocked).
+    pub fn from_children(children: impl IntoIterator<Item = Wdl>) -> Wdl {
+        children
+            .into_iter()
+            .map(Wdl::from_parent)
+            .max()
+            .unwrap_or(Wdl::Loss)
+    }
+
+    /// The two-bit code stored in a win/draw/loss-only file.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The value of a two-bit code; `None` for 3, which no value has.
+    pub fn from_code(code: u8) -> Option<Wdl> {
+        match code {
+            0 => Some(Wdl::Loss),
+            1 => Some(Wdl::Draw),
+            2 => Some(Wdl::Win),
+            _ => None,
+        }
+    }
+
+    /// `win`, `loss` or `draw`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wdl::Win => "win",
+            Wdl::Loss => "loss",
+            Wdl::Draw => "draw",
+        }
+    }
+}
+
+impl fmt::Display for Wdl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use super::error::SolveError;
 use crate::db::{
-    FileError, SectorFile, Tablebase, file_name, index_file_name, remove_stale_temp_files,
-    write_packed,
+    FileError, Packing, SectorFile, Tablebase, file_name, index_file_name, remove_stale_temp_files,
+    same_values, write_packed,
 };
 use crate::index::{SectorGraph, SectorKey};
 
@@ -34,7 +34,7 @@ impl<'a> PackAlong<'a> {
         dir: &Path,
         graph: &SectorGraph,
     ) -> Result<Self, SolveError> {
-        let packed = Tablebase::create_packed(dir, raw.variant())?;
+        let packed = Tablebase::create_packed(dir, raw.variant(), Packing::Full)?;
         remove_stale_temp_files(dir, &[]);
         let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
         for s in graph.sectors() {
@@ -89,7 +89,7 @@ impl<'a> PackAlong<'a> {
         let kept = SectorFile::open(&path, false)
             .is_ok_and(|f| f.is_packed() && f.verify_checksum().is_ok());
         if !kept {
-            write_packed(self.packed.dir(), &raw)?;
+            write_packed(self.packed.dir(), &raw, Packing::Full)?;
         }
         same_values(&raw, &SectorFile::open(&path, false)?)?;
         let index = index_file_name(sector.us_board, sector.them_board);
@@ -102,26 +102,6 @@ impl<'a> PackAlong<'a> {
         let raw_path = self.raw.path(sector);
         std::fs::remove_file(&raw_path).map_err(FileError::write(&raw_path))?;
         Ok(())
-    }
-}
-
-/// Checks that a packed file holds exactly the raw file's values.
-fn same_values(raw: &SectorFile, packed: &SectorFile) -> Result<(), FileError> {
-    let bytes = raw.bytes().unwrap_or_default();
-    let mut at = 0usize;
-    let mut same = packed.header.positions == raw.header.positions
-        && packed.overflow_table() == raw.overflow_table();
-    packed.for_each_block(|block| {
-        same &= bytes.get(at..at + block.len()) == Some(block);
-        at += block.len();
-    })?;
-    if same && at == bytes.len() {
-        Ok(())
-    } else {
-        Err(FileError::corrupted(
-            packed.path(),
-            "its values differ from the raw file's: the raw file is kept",
-        ))
     }
 }
 

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::{Checked, Found, Mismatch};
-use crate::db::{ClockValue, Fold, ProbeError, SectorFile, Tablebase, Value};
+use crate::db::{ClockValue, Fold, ProbeError, SectorFile, Tablebase, Value, Wdl};
 use crate::index::{SectorIndex, SectorKey, UsBlock, binomial, for_each_subset};
 use crate::rules::{Bitboard, Move, Outcome, Position, Variant};
 use crate::system::{prefetch, prefetch_range};
@@ -238,10 +238,26 @@ impl<'a> Forward<'a> {
         index: u64,
         pos: &Position,
     ) -> Result<Found, ProbeError> {
+        if self.tablebase.is_wdl_only() {
+            return self.stored_wdl(file, key, index, pos).map(Found::Wdl);
+        }
         Ok(match self.variant.n_move {
             Some(n) => Found::Clock(self.stored_clock(file, key, index, pos, n)?),
             None => Found::Distance(self.stored(file, key, index, pos)?),
         })
+    }
+
+    /// The stored value of a position of a win/draw/loss-only folder.
+    #[inline]
+    fn stored_wdl(
+        &self,
+        file: &SectorFile,
+        key: SectorKey,
+        index: u64,
+        pos: &Position,
+    ) -> Result<Wdl, ProbeError> {
+        file.wdl(index)
+            .map_err(|source| self.tablebase.damaged(key, Some(pos), source))
     }
 
     /// Where the child of `play` (from a position whose mover has `us`) is.
@@ -259,6 +275,9 @@ impl<'a> Forward<'a> {
 
     /// The value of `pos` from its children's stored values.
     fn recompute(&self, pos: &Position, blocks: &mut Blocks) -> Result<Found, ProbeError> {
+        if self.tablebase.is_wdl_only() {
+            return self.recompute_wdl(pos, blocks).map(Found::Wdl);
+        }
         match self.variant.n_move {
             Some(n) => self.recompute_clock(pos, blocks, n).map(Found::Clock),
             None => self.recompute_distance(pos, blocks).map(Found::Distance),
@@ -290,6 +309,33 @@ impl<'a> Forward<'a> {
             }
         });
         error.map_or(Ok(fold.value()), Err)
+    }
+
+    /// [`Forward::recompute`] in a win/draw/loss-only folder.
+    fn recompute_wdl(&self, pos: &Position, blocks: &mut Blocks) -> Result<Wdl, ProbeError> {
+        if self.variant.static_outcome(pos) == Some(Outcome::Drawn) {
+            return Ok(Wdl::Draw);
+        }
+        let mut best = None;
+        let mut error = None;
+        blocks.next_position();
+        let us = pos.us();
+        self.variant.for_each_move(pos, |play, child| {
+            if error.is_some() || best == Some(Wdl::Win) {
+                return;
+            }
+            let value = match self.locate(play, &child, us, blocks) {
+                Child::Lost => Ok(Wdl::Loss),
+                Child::At(file, key, at) => self.stored_wdl(file, key, at, &child),
+                Child::Other => self.tablebase.wdl(&child),
+            };
+            match value {
+                Ok(v) => best = best.max(Some(v.from_parent())),
+                Err(e) => error = Some(e),
+            }
+        });
+        // No move at all: blocked, lost.
+        error.map_or(Ok(best.unwrap_or(Wdl::Loss)), Err)
     }
 
     /// [`Forward::recompute`] under the move-count rule of `n` plies: each

@@ -7,6 +7,12 @@
 //! would need a child falsely valued too. Nothing here shares code with the
 //! solver but the rules, the index, the files and the value fold.
 //!
+//! A win/draw/loss-only folder is checked the same way, win from a lost
+//! child, loss from won children only, draw otherwise: that shows its values
+//! consistent, not proven (without distances a ring of wins and losses
+//! could hold itself up). Its proof is the full folder's, checked before
+//! packing; `pack` compares every packed value with the raw file's.
+//!
 //! [`forward`] is the fast check (positions grouped so that their children
 //! lie together in their files); [`oracle`] the simple one it is tested
 //! against.
@@ -17,7 +23,7 @@ pub mod oracle;
 
 use std::fmt;
 
-use crate::db::{ClockValue, ProbeError, Tablebase, Value};
+use crate::db::{ClockValue, ProbeError, Tablebase, Value, Wdl};
 use crate::index::SectorKey;
 use crate::rules::Position;
 
@@ -31,12 +37,14 @@ pub struct Mismatch {
     pub recomputed: Found,
 }
 
-/// A value as a check found it: a distance to the end, or under the
-/// move-count rule the plies to the next mill.
+/// A value as a check found it: a distance to the end, under the
+/// move-count rule the plies to the next mill, or in a win/draw/loss-only
+/// folder the kind alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Found {
     Distance(Value),
     Clock(ClockValue),
+    Wdl(Wdl),
 }
 
 impl fmt::Display for Found {
@@ -44,6 +52,7 @@ impl fmt::Display for Found {
         match self {
             Found::Distance(v) => v.fmt(f),
             Found::Clock(v) => v.fmt(f),
+            Found::Wdl(v) => v.fmt(f),
         }
     }
 }
@@ -107,6 +116,10 @@ pub fn verify_sector(
         Check::All => forward::Forward::new(tablebase, sector)?.check_all(limit),
         Check::Sample { count, seed } => {
             forward::Forward::new(tablebase, sector)?.check_sample(count, seed, limit)
+        }
+        Check::Oracle if tablebase.is_wdl_only() => {
+            tablebase.verify_checksum(sector)?;
+            oracle::check_sector_wdl(tablebase, sector, limit)
         }
         Check::Oracle if tablebase.variant().n_move.is_some() => {
             tablebase.verify_checksum(sector)?;

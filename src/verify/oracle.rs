@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use super::{Checked, Found, Mismatch};
-use crate::db::{ProbeError, Tablebase, Value};
+use crate::db::{ProbeError, Tablebase, Value, Wdl};
 use crate::index::{SectorIndex, SectorKey};
 use crate::rules::{Outcome, Position};
 
@@ -43,6 +43,44 @@ pub fn check_sector(
         Ok((
             Found::Distance(stored),
             Found::Distance(recompute(tablebase, position)?),
+        ))
+    })
+}
+
+/// Win, draw or loss of `pos` (a position of play) from its children's
+/// stored values, in any folder without the move-count rule.
+///
+/// # Errors
+/// A missing or damaged file of a child's sector.
+pub fn recompute_wdl(tablebase: &Tablebase, pos: &Position) -> Result<Wdl, ProbeError> {
+    let variant = tablebase.variant();
+    if variant.static_outcome(pos) == Some(Outcome::Drawn) {
+        return Ok(Wdl::Draw);
+    }
+    let mut children = Vec::new();
+    for (_, child) in variant.moves(pos) {
+        children.push(tablebase.wdl_of_checked(&child)?);
+    }
+    Ok(Wdl::from_children(children))
+}
+
+/// [`check_sector`] of a win/draw/loss-only folder.
+///
+/// # Errors
+/// A damaged file, or a child's sector missing.
+pub fn check_sector_wdl(
+    tablebase: &Tablebase,
+    sector: SectorKey,
+    limit: usize,
+) -> Result<Checked, ProbeError> {
+    let file = tablebase.sector(sector)?;
+    check_each(tablebase, sector, limit, |i, position| {
+        let stored = file
+            .wdl(i)
+            .map_err(|source| tablebase.damaged(sector, Some(position), source))?;
+        Ok((
+            Found::Wdl(stored),
+            Found::Wdl(recompute_wdl(tablebase, position)?),
         ))
     })
 }

@@ -3,13 +3,18 @@
 
 use std::path::Path;
 
-use morris::db::{SectorFile, sector_files, write_packed};
+use morris::db::{Packing, SectorFile, sector_files, write_packed};
 use morris::index::SectorIndex;
-use morris::{Selection, Tablebase, Variant};
+use morris::{Selection, Tablebase, Variant, Wdl};
 
 use crate::solver::solve_into;
 
 pub fn pack_folder(raw: &Path, packed: &Path) {
+    pack_folder_as(raw, packed, &[]);
+}
+
+/// `morris pack` with `extra` arguments (`--wdl`).
+fn pack_folder_as(raw: &Path, packed: &Path, extra: &[&str]) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
         .args([
             "pack",
@@ -18,6 +23,7 @@ pub fn pack_folder(raw: &Path, packed: &Path) {
             "--out",
             packed.to_str().unwrap(),
         ])
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -27,45 +33,69 @@ pub fn pack_folder(raw: &Path, packed: &Path) {
     );
 }
 
+fn morris_in(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 /// Every value of every sector of six and of standard up to 8 men reads
-/// the same from the packed folder; `verify` and `stats` pass on it.
+/// the same from the packed folders, in full and win/draw/loss only;
+/// `verify` and `stats` pass on them.
 #[test]
 fn packed_folders_hold_the_same_values() {
     for (name, selection) in [("six", Selection::All), ("standard", Selection::MaxMen(8))] {
         let variant = Variant::by_name(name).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let (raw, packed) = (dir.path().join("raw"), dir.path().join("packed"));
+        let (raw, packed, wdl) = (
+            dir.path().join("raw"),
+            dir.path().join("packed"),
+            dir.path().join("wdl"),
+        );
         solve_into(&raw, variant, selection);
         pack_folder(&raw, &packed);
-        let (a, b) = (
+        pack_folder_as(&raw, &wdl, &["--wdl"]);
+        let (a, b, c) = (
             Tablebase::open(&raw, variant).unwrap(),
             Tablebase::open_folder(&packed).unwrap(),
+            Tablebase::open_folder(&wdl).unwrap(),
         );
+        assert!(c.is_wdl_only() && !b.is_wdl_only());
         for sector in sector_files(&raw).unwrap() {
-            let (fa, fb) = (a.sector(sector).unwrap(), b.sector(sector).unwrap());
-            assert!(fb.is_packed() && !fa.is_packed());
+            let (fa, fb, fc) = (
+                a.sector(sector).unwrap(),
+                b.sector(sector).unwrap(),
+                c.sector(sector).unwrap(),
+            );
+            assert!(fb.is_packed() && !fa.is_packed() && fc.header.wdl_only);
             fb.verify_checksum().unwrap();
+            fc.verify_checksum().unwrap();
             for i in 0..fa.header.positions {
-                assert_eq!(
-                    fa.value(i).unwrap(),
-                    fb.value(i).unwrap(),
-                    "{name} {sector} {i}"
-                );
+                let value = fa.value(i).unwrap();
+                assert_eq!(value, fb.value(i).unwrap(), "{name} {sector} {i}");
+                assert_eq!(Wdl::of(value), fc.wdl(i).unwrap(), "{name} {sector} {i}");
             }
+            // A win/draw/loss-only file has no distances to give.
+            assert!(fc.value(0).is_err());
+            let (sa, sc) = (
+                a.sector_stats(sector).unwrap(),
+                c.sector_stats(sector).unwrap(),
+            );
+            assert_eq!(sa.wins, b.sector_stats(sector).unwrap().wins);
             assert_eq!(
-                a.sector_stats(sector).unwrap().wins,
-                b.sector_stats(sector).unwrap().wins
+                (sa.wins, sa.losses, sa.draws),
+                (sc.wins, sc.losses, sc.draws)
             );
         }
-        let verify = std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
-            .args(["verify", "--db", packed.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(
-            verify.status.success(),
-            "{}",
-            String::from_utf8_lossy(&verify.stderr)
-        );
+        for folder in [&packed, &wdl] {
+            let verify = morris_in(&["verify", "--db", folder.to_str().unwrap()]);
+            assert!(
+                verify.status.success(),
+                "{}",
+                String::from_utf8_lossy(&verify.stderr)
+            );
+        }
         // Packing again keeps what is there; solving into it is refused.
         pack_folder(&raw, &packed);
         let err = morris::solve(
@@ -79,6 +109,16 @@ fn packed_folders_hold_the_same_values() {
         )
         .unwrap_err();
         assert!(err.to_string().contains("packed"), "{err}");
+        // A folder packed one way is not packed into the other way.
+        let out = morris_in(&[
+            "pack",
+            "--db",
+            raw.to_str().unwrap(),
+            "--out",
+            wdl.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(3));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("win/draw/loss only"));
         // Another variant's packed folder is refused.
         let other = if name == "six" {
             Variant::standard()
@@ -86,56 +126,167 @@ fn packed_folders_hold_the_same_values() {
             Variant::by_name("six").unwrap()
         };
         assert!(Tablebase::open(&packed, other).is_err());
+        assert!(Tablebase::open(&wdl, other).is_err());
     }
 }
 
-/// A packed file truncated, with a byte flipped in its header, block table
-/// or compressed blocks, or replaced by garbage: errors or right values,
-/// never a wrong value or a panic.
+/// A win/draw/loss-only folder through the binary: values without plies,
+/// said so; moves ordered by value; no line; stats without the longest.
+#[test]
+fn a_win_draw_loss_folder_answers_without_plies() {
+    let six = Variant::by_name("six").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (raw, wdl) = (dir.path().join("raw"), dir.path().join("wdl"));
+    solve_into(&raw, six, Selection::All);
+    pack_folder_as(&raw, &wdl, &["--wdl"]);
+    let db = wdl.to_str().unwrap();
+    let stdout = |args: &[&str]| {
+        let out = morris_in(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let pos = "WWW/B.B/B..B/.../... w 0 0";
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&["probe", "--db", db, "--json", pos])).unwrap();
+    assert_eq!(json["wdl"], "win");
+    assert_eq!(json["plies"], serde_json::Value::Null);
+    assert!(
+        json["plies_null_because"]
+            .as_str()
+            .unwrap()
+            .contains("--wdl")
+    );
+    let moves = json["moves"].as_array().unwrap();
+    let rank = |m: &serde_json::Value| match m["wdl"].as_str().unwrap() {
+        "win" => 2,
+        "draw" => 1,
+        _ => 0,
+    };
+    assert!(moves.windows(2).all(|w| rank(&w[0]) >= rank(&w[1])));
+    // The same values as the raw folder, move by move.
+    let raw_tb = Tablebase::open(&raw, six).unwrap();
+    let p = six.parse_position(pos).unwrap();
+    let full = raw_tb.probe(&p).unwrap();
+    assert_eq!(moves.len(), full.moves.len());
+    assert_eq!(moves[0]["wdl"], full.moves[0].value.wdl());
+
+    let text = stdout(&["probe", "--db", db, pos]);
+    assert!(text.contains("White to move: win (no plies"), "{text}");
+    let batch_in = dir.path().join("batch.txt");
+    std::fs::write(&batch_in, format!("{pos}\n")).unwrap();
+    let batch = stdout(&["probe", "--db", db, "--batch", batch_in.to_str().unwrap()]);
+    assert_eq!(batch.trim(), format!("{pos}\twin"));
+
+    let out = morris_in(&["probe", "--db", db, "--line", pos]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no line of play"));
+
+    let stats = stdout(&["stats", "--db", db, "--tsv"]);
+    let first = stats.lines().nth(1).unwrap();
+    assert!(first.ends_with("\t-\t-"), "{first}");
+    let game = stdout(&["play", "--db", db, "--human", "none", "--from", pos]);
+    assert!(game.contains("White plays"), "{game}");
+
+    // The library says why it has no distances.
+    let tb = Tablebase::open_folder(&wdl).unwrap();
+    assert_eq!(tb.wdl(&p).unwrap(), Wdl::Win);
+    let err = tb.value(&p).unwrap_err();
+    assert!(matches!(err, morris::ProbeError::WdlOnly { .. }), "{err}");
+
+    // Under the move-count rule a value needs its plies: refused.
+    let ruled = dir.path().join("ruled");
+    let out = morris_in(&[
+        "--variant",
+        "six",
+        "--n-move",
+        "20",
+        "solve",
+        "--db",
+        ruled.to_str().unwrap(),
+        "--max-men",
+        "6",
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = morris_in(&[
+        "pack",
+        "--db",
+        ruled.to_str().unwrap(),
+        "--out",
+        dir.path().join("x").to_str().unwrap(),
+        "--wdl",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("move-count rule"));
+}
+
+/// A packed file, in full or win/draw/loss only, truncated, with a byte
+/// flipped in its header, block table or compressed blocks, or replaced by
+/// garbage: errors or right values, never a wrong value or a panic.
 #[test]
 fn damaged_packed_files_never_give_a_wrong_value() {
     let six = Variant::by_name("six").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (raw, packed) = (dir.path().join("raw"), dir.path().join("packed"));
+    let raw = dir.path().join("raw");
     solve_into(&raw, six, Selection::MaxMen(8));
-    std::fs::create_dir_all(&packed).unwrap();
-    Tablebase::create_packed(&packed, six).unwrap();
-    let source = SectorFile::open(&raw.join("4-4.mdb"), false).unwrap();
-    let path = write_packed(&packed, &source).unwrap();
-    let original = std::fs::read(&path).unwrap();
-    let index = SectorIndex::of(six.board, 4, 4);
     let good = Tablebase::open(&raw, six).unwrap();
-    let mut damaged_files: Vec<Vec<u8>> = Vec::new();
-    for cut in [
-        0,
-        7,
-        64,
-        127,
-        128,
-        200,
-        original.len() / 2,
-        original.len() - 1,
-    ] {
-        damaged_files.push(original[..cut].to_vec());
-    }
-    for at in (0..original.len()).step_by((original.len() / 150).max(1)) {
-        let mut flipped = original.clone();
-        flipped[at] ^= 0x10;
-        damaged_files.push(flipped);
-    }
-    damaged_files.push(vec![0x5a; original.len()]);
-    for bytes in damaged_files {
-        std::fs::write(&path, &bytes).unwrap();
-        let tb = Tablebase::open(&packed, six).unwrap().with_warnings(|_| {});
-        for i in (0..index.size()).step_by(101) {
-            let pos = index.position(i, 0, 0);
-            if let Ok(v) = tb.value(&pos) {
-                assert_eq!(v, good.value(&pos).unwrap(), "index {i}");
-            }
+    let index = SectorIndex::of(six.board, 4, 4);
+    for (packing, name) in [(Packing::Full, "packed"), (Packing::WdlOnly, "wdl")] {
+        let packed = dir.path().join(name);
+        std::fs::create_dir_all(&packed).unwrap();
+        Tablebase::create_packed(&packed, six, packing).unwrap();
+        let source = SectorFile::open(&raw.join("4-4.mdb"), false).unwrap();
+        let path = write_packed(&packed, &source, packing).unwrap();
+        let original = std::fs::read(&path).unwrap();
+        let mut damaged_files: Vec<Vec<u8>> = Vec::new();
+        for cut in [
+            0,
+            7,
+            64,
+            127,
+            128,
+            200,
+            original.len() / 2,
+            original.len() - 1,
+        ] {
+            damaged_files.push(original[..cut].to_vec());
         }
-        if bytes != original {
-            let whole = tb.verify_checksum(morris::index::SectorKey::movement(4, 4));
-            assert!(whole.is_err(), "damage unnoticed by the whole-file check");
+        for at in (0..original.len()).step_by((original.len() / 150).max(1)) {
+            let mut flipped = original.clone();
+            flipped[at] ^= 0x10;
+            damaged_files.push(flipped);
+        }
+        damaged_files.push(vec![0x5a; original.len()]);
+        for bytes in damaged_files {
+            std::fs::write(&path, &bytes).unwrap();
+            let tb = Tablebase::open(&packed, six).unwrap().with_warnings(|_| {});
+            for i in (0..index.size()).step_by(101) {
+                let pos = index.position(i, 0, 0);
+                let right = good.value(&pos).unwrap();
+                if packing == Packing::Full
+                    && let Ok(v) = tb.value(&pos)
+                {
+                    assert_eq!(v, right, "index {i}");
+                }
+                if let Ok(v) = tb.wdl(&pos) {
+                    assert_eq!(v, Wdl::of(right), "{name} index {i}");
+                }
+            }
+            if bytes != original {
+                let whole = tb.verify_checksum(morris::index::SectorKey::movement(4, 4));
+                assert!(
+                    whole.is_err(),
+                    "{name}: damage unnoticed by the whole-file check"
+                );
+            }
         }
     }
 }

@@ -236,8 +236,14 @@ fn sanmill_fen_gives_its_rule50_field_as_the_counter() {
     let board = "OOO*****/********/@@@***** b m s 3 0 3 0";
     // Today's fields: men to remove, the last mills' squares, the mills formed,
     // rule50, the move number; a capture field after them.
-    assert_eq!(counter(&format!("{board} 0 0 -1 -1 -1 -1 0 37 60")), Ok(Some(37)));
-    assert_eq!(counter(&format!("{board} 0 0 -1 -1 -1 -1 0 12 60 c:w-0-")), Ok(Some(12)));
+    assert_eq!(
+        counter(&format!("{board} 0 0 -1 -1 -1 -1 0 37 60")),
+        Ok(Some(37))
+    );
+    assert_eq!(
+        counter(&format!("{board} 0 0 -1 -1 -1 -1 0 12 60 c:w-0-")),
+        Ok(Some(12))
+    );
     // Older versions: men to remove, rule50, the move number.
     assert_eq!(counter(&format!("{board} 0 0 5 60")), Ok(Some(5)));
     assert_eq!(counter(board), Ok(None));
