@@ -336,10 +336,7 @@ pub fn run(cli: Cli) -> Result<()> {
             max_plies,
         } => {
             let tablebase = open(&db.db, explicit)?;
-            let start = match tablebase.variant().n_move {
-                Some(_) => probe_clock::parse_with_counter(tablebase.variant(), &from)?,
-                None => (parse_position(tablebase.variant(), &from)?, 0),
-            };
+            let start = play::start(&tablebase, &from)?;
             let options = play::PlayOptions {
                 seat: human,
                 show_values: values,
@@ -353,14 +350,7 @@ pub fn run(cli: Cli) -> Result<()> {
             db,
             out: target,
             wdl,
-        } => {
-            let packing = if wdl {
-                morris::db::Packing::WdlOnly
-            } else {
-                morris::db::Packing::Full
-            };
-            pack::pack(out, &open_whole(&db.db, explicit)?, &target, packing)
-        }
+        } => pack::pack(out, &open_whole(&db.db, explicit)?, &target, wdl),
         Command::Stats { db, tsv } => check::stats(out, &open_whole(&db.db, explicit)?, tsv),
         Command::Verify {
             db,

@@ -15,15 +15,14 @@ use morris::db::{
     write_packed,
 };
 
-pub fn pack(
-    out: &mut dyn Write,
-    source: &Tablebase,
-    target: &Path,
-    packing: Packing,
-) -> Result<()> {
+pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, wdl_only: bool) -> Result<()> {
+    let packing = if wdl_only {
+        Packing::WdlOnly
+    } else {
+        Packing::Full
+    };
     let started = Instant::now();
     let variant = source.variant();
-    let wdl_only = packing == Packing::WdlOnly;
     if wdl_only && variant.n_move.is_some() {
         bail!(
             "{} holds values under the move-count rule: a value there depends on its plies to the next mill, so it cannot be packed win/draw/loss only (pack it without --wdl)",

@@ -92,6 +92,15 @@ fn choices(tablebase: &Tablebase, pos: &Position, counter: u8) -> Result<(Vec<Ch
     Ok((moves, value))
 }
 
+/// The position `play --from` names, with its counter under the folder's
+/// move-count rule (0 without one).
+pub fn start(tablebase: &Tablebase, from: &str) -> Result<(Position, u8)> {
+    match tablebase.variant().n_move {
+        Some(_) => super::probe_clock::parse_with_counter(tablebase.variant(), from),
+        None => Ok((super::parse_position(tablebase.variant(), from)?, 0)),
+    }
+}
+
 /// A game in the terminal: a person against perfect play, or perfect play
 /// against itself. Among equally good moves the program picks at random.
 /// Under a folder's move-count rule the counter starts at `counter`.
