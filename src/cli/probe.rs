@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use serde_json::{Value as Json, json};
 
 use super::{echo, exit_code, note, parse_position, probe_clock, probe_wdl};
-use morris::{Answer, Line, LineEnd, Outcome, Tablebase, Value, Variant};
+use morris::{Answer, Line, LineEnd, Move, Outcome, Position, Tablebase, Value, Variant};
 
 /// Longest line of perfect play printed (a draw repeats long before).
 pub(super) const LINE_LIMIT: usize = 1000;
@@ -300,13 +300,11 @@ fn batch_line(
     }
     let mut s = format!("{text}\t{}", answer.value);
     if options.moves {
-        let moves: Vec<String> = answer
-            .moves
-            .iter()
-            .map(|m| format!("{} {}", m.play.notation(variant.board), m.value))
-            .collect();
         s.push('\t');
-        s.push_str(&moves.join(", "));
+        s.push_str(&moves_text(
+            variant,
+            answer.moves.iter().map(|m| (m.play, m.value.to_string())),
+        ));
     }
     if let Some(line) = &line {
         s.push('\t');
@@ -390,27 +388,47 @@ fn write_answer(
     write!(out, "{}", pos.picture(variant.board))?;
     writeln!(out, "{}", pos.notation(variant.board))?;
     writeln!(out, "{} to move: {}", pos.to_move.name(), answer.value)?;
-    if answer.moves.is_empty() {
-        writeln!(out, "no legal moves: the game is over")?;
-    }
-    let width = answer
+    let rows: Vec<MoveRow> = answer
         .moves
         .iter()
-        .map(|m| m.play.notation(variant.board).len())
-        .max()
-        .unwrap_or(0);
-    for m in &answer.moves {
-        writeln!(
-            out,
-            "  {:width$}  {:12}  {}",
-            m.play.notation(variant.board),
-            m.value.to_string(),
-            m.position.notation(variant.board)
-        )?;
-    }
+        .map(|m| (m.play, m.position, vec![(m.value.to_string(), 12)]))
+        .collect();
+    write_moves(out, variant, &rows)?;
     if let Some(line) = line {
         writeln!(out, "line: {}", line_text(variant, line))?;
     }
     writeln!(out)?;
     Ok(())
+}
+
+/// A move of a text answer: the move, the columns after it (text and width),
+/// and the position it leads to.
+pub(super) type MoveRow = (Move, Position, Vec<(String, usize)>);
+
+/// The moves of a text answer, one a line, or that the game is over.
+pub(super) fn write_moves(out: &mut dyn Write, variant: &Variant, rows: &[MoveRow]) -> Result<()> {
+    if rows.is_empty() {
+        writeln!(out, "no legal moves: the game is over")?;
+    }
+    let width = rows
+        .iter()
+        .map(|(play, _, _)| play.notation(variant.board).len())
+        .max()
+        .unwrap_or(0);
+    for (play, position, columns) in rows {
+        write!(out, "  {:width$}", play.notation(variant.board))?;
+        for (text, w) in columns {
+            write!(out, "  {text:w$}")?;
+        }
+        writeln!(out, "  {}", position.notation(variant.board))?;
+    }
+    Ok(())
+}
+
+/// The moves of a batch line: each with its value, comma separated.
+pub(super) fn moves_text(variant: &Variant, moves: impl Iterator<Item = (Move, String)>) -> String {
+    let moves: Vec<String> = moves
+        .map(|(play, value)| format!("{} {value}", play.notation(variant.board)))
+        .collect();
+    moves.join(", ")
 }

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use serde_json::{Value as Json, json};
 
 use super::echo;
-use super::probe::{LINE_LIMIT, ProbeOptions, line_text};
+use super::probe::{LINE_LIMIT, MoveRow, ProbeOptions, line_text, moves_text, write_moves};
 use morris::db::{ClockAnswer, ClockValue};
 use morris::{Line, Position, Tablebase, Variant};
 
@@ -118,19 +118,14 @@ pub fn batch_text(
     let (c, n) = (answer.counter, answer.n);
     let mut s = format!("{text}\t{}", value_text(answer.fresh, c, n));
     if moves {
-        let moves: Vec<String> = answer
-            .moves
-            .iter()
-            .map(|m| {
-                format!(
-                    "{} {}",
-                    m.play.notation(variant.board),
-                    m.value.at_counter(c, n)
-                )
-            })
-            .collect();
         s.push('\t');
-        s.push_str(&moves.join(", "));
+        s.push_str(&moves_text(
+            variant,
+            answer
+                .moves
+                .iter()
+                .map(|m| (m.play, m.value.at_counter(c, n).to_string())),
+        ));
     }
     if let Some(line) = line {
         s.push('\t');
@@ -159,30 +154,24 @@ pub fn write_answer(
         pos.to_move.name(),
         value_text(answer.fresh, c, n)
     )?;
-    if answer.moves.is_empty() {
-        writeln!(out, "no legal moves: the game is over")?;
-    }
-    let width = answer
+    let rows: Vec<MoveRow> = answer
         .moves
         .iter()
-        .map(|m| m.play.notation(variant.board).len())
-        .max()
-        .unwrap_or(0);
-    for m in &answer.moves {
-        let after = if m.mill {
-            "mill: counter 0"
-        } else {
-            "counter +1"
-        };
-        writeln!(
-            out,
-            "  {:width$}  {:34}  {:15}  {}",
-            m.play.notation(variant.board),
-            m.value.at_counter(c, n).to_string(),
-            after,
-            m.position.notation(variant.board)
-        )?;
-    }
+        .map(|m| {
+            let after = if m.mill {
+                "mill: counter 0"
+            } else {
+                "counter +1"
+            };
+            let value = m.value.at_counter(c, n).to_string();
+            (
+                m.play,
+                m.position,
+                vec![(value, 34), (after.to_string(), 15)],
+            )
+        })
+        .collect();
+    write_moves(out, variant, &rows)?;
     if let Some(line) = line {
         writeln!(out, "line: {}", line_text(variant, line))?;
     }

@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 use serde_json::{Value as Json, json};
 
 use super::parse_position;
-use super::probe::ProbeOptions;
+use super::probe::{MoveRow, ProbeOptions, moves_text, write_moves};
 use morris::db::WdlAnswer;
 use morris::{Tablebase, Variant};
 
@@ -73,24 +73,12 @@ pub fn write_answer(out: &mut dyn Write, variant: &Variant, answer: &WdlAnswer) 
         pos.to_move.name(),
         answer.value
     )?;
-    if answer.moves.is_empty() {
-        writeln!(out, "no legal moves: the game is over")?;
-    }
-    let width = answer
+    let rows: Vec<MoveRow> = answer
         .moves
         .iter()
-        .map(|m| m.play.notation(variant.board).len())
-        .max()
-        .unwrap_or(0);
-    for m in &answer.moves {
-        writeln!(
-            out,
-            "  {:width$}  {:5}  {}",
-            m.play.notation(variant.board),
-            m.value.as_str(),
-            m.position.notation(variant.board)
-        )?;
-    }
+        .map(|m| (m.play, m.position, vec![(m.value.to_string(), 5)]))
+        .collect();
+    write_moves(out, variant, &rows)?;
     writeln!(out)?;
     Ok(())
 }
@@ -99,13 +87,11 @@ pub fn write_answer(out: &mut dyn Write, variant: &Variant, answer: &WdlAnswer) 
 pub fn batch_text(variant: &Variant, text: &str, answer: &WdlAnswer) -> String {
     let mut s = format!("{text}\t{}", answer.value);
     if !answer.moves.is_empty() {
-        let moves: Vec<String> = answer
-            .moves
-            .iter()
-            .map(|m| format!("{} {}", m.play.notation(variant.board), m.value))
-            .collect();
         s.push('\t');
-        s.push_str(&moves.join(", "));
+        s.push_str(&moves_text(
+            variant,
+            answer.moves.iter().map(|m| (m.play, m.value.to_string())),
+        ));
     }
     s
 }

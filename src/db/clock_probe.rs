@@ -67,28 +67,17 @@ impl Tablebase {
     /// not one of play, or a missing or damaged file of a child.
     pub fn clock_moves(&self, pos: &Position, counter: u8) -> Result<Vec<ClockMove>, ProbeError> {
         let n = self.rule_at(counter)?;
-        self.variant().check_position(pos)?;
         let board = self.variant().board;
-        let mut out = Vec::new();
-        let mut error = None;
-        self.variant().for_each_move(pos, |play, child| {
-            if error.is_none() {
-                // The mover's men after the move are the child's other side.
-                let mill = board.closes_mill(child.them(), play.to);
-                match self.clock_value_of_checked(&child) {
-                    Ok(v) => out.push(ClockMove {
-                        play,
-                        position: child,
-                        mill,
-                        value: ClockValue::of_move(v, mill, n),
-                    }),
-                    Err(e) => error = Some(e),
-                }
-            }
-        });
-        if let Some(e) = error {
-            return Err(e);
-        }
+        let mut out = self.each_move(pos, |play, child| {
+            // The mover's men after the move are the child's other side.
+            let mill = board.closes_mill(child.them(), play.to);
+            Ok(ClockMove {
+                play,
+                position: *child,
+                mill,
+                value: ClockValue::of_move(self.clock_value_of_checked(child)?, mill, n),
+            })
+        })?;
         out.sort_by_key(|m| {
             std::cmp::Reverse((m.value.at_counter(counter, n).rank(), m.value.rank()))
         });

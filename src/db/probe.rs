@@ -71,26 +71,39 @@ impl Tablebase {
     /// A position that is not one of play, or a missing or damaged sector
     /// file of a child.
     pub fn move_values(&self, pos: &Position) -> Result<Vec<MoveValue>, ProbeError> {
+        let mut out = self.each_move(pos, |play, child| {
+            Ok(MoveValue {
+                play,
+                position: *child,
+                value: self.value_of_checked(child)?.from_parent(),
+            })
+        })?;
+        out.sort_by_key(|m| std::cmp::Reverse(m.value.rank()));
+        Ok(out)
+    }
+
+    /// `answer` of every legal move of `pos` (checked first) and its child,
+    /// in the move generator's order: the walk the move lists share.
+    ///
+    /// # Errors
+    /// A position that is not one of play, or the first error of `answer`.
+    pub(crate) fn each_move<T>(
+        &self,
+        pos: &Position,
+        mut answer: impl FnMut(Move, &Position) -> Result<T, ProbeError>,
+    ) -> Result<Vec<T>, ProbeError> {
         self.variant().check_position(pos)?;
         let mut out = Vec::new();
         let mut error = None;
         self.variant().for_each_move(pos, |play, child| {
             if error.is_none() {
-                match self.value_of_checked(&child) {
-                    Ok(v) => out.push(MoveValue {
-                        play,
-                        position: child,
-                        value: v.from_parent(),
-                    }),
+                match answer(play, &child) {
+                    Ok(t) => out.push(t),
                     Err(e) => error = Some(e),
                 }
             }
         });
-        if let Some(e) = error {
-            return Err(e);
-        }
-        out.sort_by_key(|m| std::cmp::Reverse(m.value.rank()));
-        Ok(out)
+        error.map_or(Ok(out), Err)
     }
 
     /// The value of `pos` and all its moves, best first.

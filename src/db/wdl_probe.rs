@@ -35,24 +35,13 @@ impl Tablebase {
     /// A position that is not one of play, or a missing or damaged sector
     /// file of a child.
     pub fn wdl_moves(&self, pos: &Position) -> Result<Vec<WdlMove>, ProbeError> {
-        self.variant().check_position(pos)?;
-        let mut out = Vec::new();
-        let mut error = None;
-        self.variant().for_each_move(pos, |play, child| {
-            if error.is_none() {
-                match self.wdl_of_checked(&child) {
-                    Ok(v) => out.push(WdlMove {
-                        play,
-                        position: child,
-                        value: v.from_parent(),
-                    }),
-                    Err(e) => error = Some(e),
-                }
-            }
-        });
-        if let Some(e) = error {
-            return Err(e);
-        }
+        let mut out = self.each_move(pos, |play, child| {
+            Ok(WdlMove {
+                play,
+                position: *child,
+                value: self.wdl_of_checked(child)?.from_parent(),
+            })
+        })?;
         out.sort_by_key(|m| std::cmp::Reverse(m.value));
         Ok(out)
     }

@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use super::{Checked, Found, Mismatch};
-use crate::db::{ProbeError, Tablebase, Value, Wdl};
+use crate::db::{FileError, ProbeError, SectorFile, Tablebase, Value, Wdl};
 use crate::index::{SectorIndex, SectorKey};
 use crate::rules::{Outcome, Position};
 
@@ -14,15 +14,33 @@ use crate::rules::{Outcome, Position};
 /// # Errors
 /// A missing or damaged file of a child's sector.
 pub fn recompute(tablebase: &Tablebase, pos: &Position) -> Result<Value, ProbeError> {
+    fold_children(
+        tablebase,
+        pos,
+        Value::Draw,
+        Tablebase::value_of_checked,
+        Value::from_children,
+    )
+}
+
+/// `fold` of the values `value_of` gives `pos`'s children; `drawn` on a
+/// board drawn by being full (Morabaraba).
+fn fold_children<T>(
+    tablebase: &Tablebase,
+    pos: &Position,
+    drawn: T,
+    value_of: impl Fn(&Tablebase, &Position) -> Result<T, ProbeError>,
+    fold: impl FnOnce(Vec<T>) -> T,
+) -> Result<T, ProbeError> {
     let variant = tablebase.variant();
     if variant.static_outcome(pos) == Some(Outcome::Drawn) {
-        return Ok(Value::Draw);
+        return Ok(drawn);
     }
     let mut children = Vec::new();
     for (_, child) in variant.moves(pos) {
-        children.push(tablebase.value_of_checked(&child)?);
+        children.push(value_of(tablebase, &child)?);
     }
-    Ok(Value::from_children(children))
+    Ok(fold(children))
 }
 
 /// Checks every value of one sector (its files' checksums are the
@@ -35,15 +53,29 @@ pub fn check_sector(
     sector: SectorKey,
     limit: usize,
 ) -> Result<Checked, ProbeError> {
+    check_stored(
+        tablebase,
+        sector,
+        limit,
+        |file, i| file.value(i).map(Found::Distance),
+        |tb, p| recompute(tb, p).map(Found::Distance),
+    )
+}
+
+/// [`check_each`] of a sector's stored values, as `stored` reads them from
+/// its file and `recompute` finds them from the children.
+fn check_stored(
+    tablebase: &Tablebase,
+    sector: SectorKey,
+    limit: usize,
+    stored: impl Fn(&SectorFile, u64) -> Result<Found, FileError> + Sync,
+    recompute: impl Fn(&Tablebase, &Position) -> Result<Found, ProbeError> + Sync,
+) -> Result<Checked, ProbeError> {
     let file = tablebase.sector(sector)?;
     check_each(tablebase, sector, limit, |i, position| {
-        let stored = file
-            .value(i)
-            .map_err(|source| tablebase.damaged(sector, Some(position), source))?;
-        Ok((
-            Found::Distance(stored),
-            Found::Distance(recompute(tablebase, position)?),
-        ))
+        let found =
+            stored(&file, i).map_err(|source| tablebase.damaged(sector, Some(position), source))?;
+        Ok((found, recompute(tablebase, position)?))
     })
 }
 
@@ -53,15 +85,13 @@ pub fn check_sector(
 /// # Errors
 /// A missing or damaged file of a child's sector.
 pub fn recompute_wdl(tablebase: &Tablebase, pos: &Position) -> Result<Wdl, ProbeError> {
-    let variant = tablebase.variant();
-    if variant.static_outcome(pos) == Some(Outcome::Drawn) {
-        return Ok(Wdl::Draw);
-    }
-    let mut children = Vec::new();
-    for (_, child) in variant.moves(pos) {
-        children.push(tablebase.wdl_of_checked(&child)?);
-    }
-    Ok(Wdl::from_children(children))
+    fold_children(
+        tablebase,
+        pos,
+        Wdl::Draw,
+        Tablebase::wdl_of_checked,
+        Wdl::from_children,
+    )
 }
 
 /// [`check_sector`] of a win/draw/loss-only folder.
@@ -73,16 +103,13 @@ pub fn check_sector_wdl(
     sector: SectorKey,
     limit: usize,
 ) -> Result<Checked, ProbeError> {
-    let file = tablebase.sector(sector)?;
-    check_each(tablebase, sector, limit, |i, position| {
-        let stored = file
-            .wdl(i)
-            .map_err(|source| tablebase.damaged(sector, Some(position), source))?;
-        Ok((
-            Found::Wdl(stored),
-            Found::Wdl(recompute_wdl(tablebase, position)?),
-        ))
-    })
+    check_stored(
+        tablebase,
+        sector,
+        limit,
+        |file, i| file.wdl(i).map(Found::Wdl),
+        |tb, p| recompute_wdl(tb, p).map(Found::Wdl),
+    )
 }
 
 /// Checks every position of one sector in parallel: `stored_and_recomputed`
