@@ -215,6 +215,8 @@ pub fn verify(
                 m.recomputed
             )?;
         }
+        // A whole-game check runs for hours: each sector shows as it ends.
+        out.flush()?;
         bad += checked.total_mismatches;
         positions += checked.positions;
         if resume && checked.total_mismatches == 0 {
