@@ -206,7 +206,7 @@ impl SectorFile {
         }
         match &self.body {
             Body::Raw(map) => map.check_all(),
-            Body::Packed(body) => body.for_each_block(|_| ()),
+            Body::Packed(body) => body.check_all(),
         }
     }
 

@@ -140,6 +140,12 @@ pub fn write_packed(dir: &Path, raw: &SectorFile, packing: Packing) -> Result<Pa
     Ok(path)
 }
 
+/// The `i`-th two-bit code of packed codes.
+#[inline]
+fn code_at(codes: &[u8], i: usize) -> u8 {
+    (codes[i / CODES_PER_BYTE] >> (2 * (i % CODES_PER_BYTE))) & 3
+}
+
 /// The two-bit codes of a block of raw value bytes whose first is at
 /// `start`, four to a byte from the low bits up.
 fn wdl_codes(raw: &SectorFile, start: u64, block: &[u8]) -> Result<Vec<u8>, FileError> {
@@ -177,8 +183,7 @@ pub fn same_values(raw: &SectorFile, packed: &SectorFile) -> Result<(), FileErro
                 bytes.get(at..at + block.len()).unwrap_or_default(),
             ) {
                 Ok(codes) => {
-                    let unpacked = (0..block.len())
-                        .map(|i| (codes[i / CODES_PER_BYTE] >> (2 * (i % CODES_PER_BYTE))) & 3);
+                    let unpacked = (0..block.len()).map(|i| code_at(&codes, i));
                     same &= codes.len() == block.len().div_ceil(CODES_PER_BYTE)
                         && unpacked.eq(block.iter().copied());
                 }
@@ -306,7 +311,7 @@ impl PackedBody {
         let within = (index & ((1 << self.block_bits) - 1)) as usize;
         let pick = |bytes: &[u8]| {
             if self.wdl_only {
-                (bytes[within / CODES_PER_BYTE] >> (2 * (within % CODES_PER_BYTE))) & 3
+                code_at(bytes, within)
             } else {
                 bytes[within]
             }
@@ -323,6 +328,14 @@ impl PackedBody {
         Ok(byte)
     }
 
+    /// Checks and decodes every block, keeping none.
+    ///
+    /// # Errors
+    /// The first block that fails.
+    pub fn check_all(&self) -> Result<(), FileError> {
+        (0..self.blocks).try_for_each(|block| self.decode(block).map(drop))
+    }
+
     /// Checks and decodes every block, calling `f` with each in order (a
     /// win/draw/loss-only file's unpacked to a code per byte).
     ///
@@ -333,7 +346,7 @@ impl PackedBody {
             let decoded = self.decode(block)?;
             if self.wdl_only {
                 let codes: Vec<u8> = (0..self.values_in(block))
-                    .map(|i| (decoded[i / CODES_PER_BYTE] >> (2 * (i % CODES_PER_BYTE))) & 3)
+                    .map(|i| code_at(&decoded, i))
                     .collect();
                 f(&codes);
             } else {
