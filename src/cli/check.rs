@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use morris::Tablebase;
-use morris::db::{SectorStats, sector_files};
+use morris::db::{SectorStats, folder_storage, sector_files};
 use morris::index::{SectorGraph, SectorKey};
 use morris::verify::{Check, verify_sector};
 
@@ -156,6 +156,15 @@ fn write_stats_table(
     Ok(())
 }
 
+/// The check `verify`'s options ask for.
+pub fn check_of(sample: Option<u64>, seed: u64, oracle: bool) -> Check {
+    match (sample, oracle) {
+        (Some(count), _) => Check::Sample { count, seed },
+        (None, true) => Check::Oracle,
+        (None, false) => Check::All,
+    }
+}
+
 /// Verifies the sectors `only` names, or every sector file of the folder,
 /// with the time and rate of each and of all.
 pub fn verify(
@@ -188,6 +197,10 @@ pub fn verify(
         }
         let sector_started = Instant::now();
         let checked = verify_sector(tablebase, sector, how, 5)?;
+        if folder_storage(tablebase.dir()).is_packed() {
+            // Its blocks were kept decoded: memory for the next sector.
+            tablebase.forget_all();
+        }
         let seconds = sector_started.elapsed().as_secs_f64();
         writeln!(
             out,

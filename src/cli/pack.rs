@@ -1,7 +1,7 @@
 //! `pack`: a packed copy of a solved folder (format 3: zstd blocks), every
-//! value or win/draw/loss only, with the size of each sector and of all.
-//! Resumable: sectors already packed (their file opens as the kind asked
-//! for and passes its header's checks) are kept.
+//! value or win/draw/loss only, the losses or plain, with the size of each
+//! sector and of all. Resumable: sectors already packed (their file opens
+//! as the packing asked for and passes its header's checks) are kept.
 
 use std::io::Write;
 use std::path::Path;
@@ -15,15 +15,17 @@ use morris::db::{
     write_packed,
 };
 
-pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, wdl_only: bool) -> Result<()> {
-    let packing = if wdl_only {
-        Packing::WdlOnly
-    } else {
-        Packing::Full
-    };
+pub fn pack(
+    out: &mut dyn Write,
+    source: &Tablebase,
+    target: &Path,
+    wdl_only: bool,
+    plain: bool,
+) -> Result<()> {
     let started = Instant::now();
     let variant = source.variant();
-    if wdl_only && variant.n_move.is_some() {
+    let packing = Packing::new(variant, wdl_only, plain);
+    if packing.wdl_only() && variant.n_move.is_some() {
         bail!(
             "{} holds values under the move-count rule: a value there depends on its plies to the next mill, so it cannot be packed win/draw/loss only (pack it without --wdl)",
             source.dir().display()
@@ -47,7 +49,7 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, wdl_only: bo
         let raw = source.sector(sector)?;
         let path = target.join(file_name(sector));
         let done = SectorFile::open(&path, false)
-            .is_ok_and(|f| f.is_packed() && f.header.wdl_only == wdl_only);
+            .is_ok_and(|f| f.is_packed() && Packing::of(&f.header) == packing);
         if !done {
             write_packed(target, &raw, packing)?;
             // Lossless, checked: every value read back equals the raw one.

@@ -10,8 +10,8 @@ use super::clock_value::ClockValue;
 use super::error::FileError;
 use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap};
-use super::packed::PackedBody;
-use super::value::{Value, Wdl};
+use super::packed::{NOT_LOST, PackedBody, Wins};
+use super::value::{ESCAPE_BYTE, LossMark, Value, Wdl};
 use crate::index::SectorKey;
 
 /// File name of a sector's database.
@@ -150,10 +150,23 @@ impl SectorFile {
     /// # Errors
     /// An unreadable file, or one that is not a complete sector file.
     pub fn open(path: &Path, scattered: bool) -> Result<SectorFile, FileError> {
+        SectorFile::open_with(path, scattered, false)
+    }
+
+    /// [`SectorFile::open`]; a packed file with `keep_every_block` keeps
+    /// each block decoded once read (for reading it whole at random).
+    ///
+    /// # Errors
+    /// As [`SectorFile::open`].
+    pub fn open_with(
+        path: &Path,
+        scattered: bool,
+        keep_every_block: bool,
+    ) -> Result<SectorFile, FileError> {
         let (map, len) = CheckedMap::map(path, scattered)?;
         let header = Header::parse(&map, len, path)?;
         let body = if header.packed_bytes.is_some() {
-            Body::Packed(PackedBody::new(path, map, &header))
+            Body::Packed(PackedBody::new(path, map, &header, keep_every_block))
         } else {
             let values = HEADER_LEN..HEADER_LEN + header.positions as usize;
             let sums_at = map.len() - header.blocks() as usize * BLOCK_CHECKSUM_LEN;
@@ -262,6 +275,9 @@ impl SectorFile {
                 "it holds win/draw/loss only, not the distances asked for",
             ));
         }
+        if self.header.losses_only {
+            return Err(self.losses_only());
+        }
         match Value::from_byte(self.byte(index)?) {
             Some(v) => Ok(v),
             None => self.overflow_value(index),
@@ -292,6 +308,9 @@ impl SectorFile {
     /// # Errors
     /// As [`SectorFile::value`], or a code that is no value.
     pub fn wdl(&self, index: u64) -> Result<Wdl, FileError> {
+        if self.header.losses_only {
+            return Err(self.losses_only());
+        }
         if !self.header.wdl_only {
             return self.value(index).map(Wdl::of);
         }
@@ -302,6 +321,68 @@ impl SectorFile {
                 format!("index {index} holds the code {code}, which is no value"),
             )
         })
+    }
+
+    /// The error of asking a losses file for what only a search gives.
+    fn losses_only(&self) -> FileError {
+        FileError::corrupted(
+            self.path(),
+            "it holds the lost positions only: a win or draw needs a one-ply search (Tablebase::value)",
+        )
+    }
+
+    /// Whether the position at `index` is lost for its side to move, with
+    /// its plies where the file keeps them: what a losses file holds (see
+    /// `packed.rs`), and any other file without the move-count rule.
+    ///
+    /// # Errors
+    /// As [`SectorFile::value`], or a byte that is no such mark.
+    #[inline]
+    pub fn loss_mark(&self, index: u64) -> Result<LossMark, FileError> {
+        if !self.header.losses_only {
+            return Ok(if self.header.wdl_only {
+                match self.wdl(index)? {
+                    Wdl::Loss => LossMark::Lost(None),
+                    _ => LossMark::NotLost,
+                }
+            } else {
+                match self.value(index)? {
+                    Value::Loss(n) => LossMark::Lost(Some(n)),
+                    _ => LossMark::NotLost,
+                }
+            });
+        }
+        let byte = self.byte(index)?;
+        let no_mark = || {
+            FileError::corrupted(
+                self.path(),
+                format!("index {index} holds {byte}, which marks no loss"),
+            )
+        };
+        if self.header.wdl_only {
+            return match byte {
+                0 => Ok(LossMark::NotLost),
+                1 => Ok(LossMark::Lost(None)),
+                _ => Err(no_mark()),
+            };
+        }
+        match byte {
+            NOT_LOST => Ok(LossMark::NotLost),
+            ESCAPE_BYTE => match self.overflow_value(index)? {
+                Value::Loss(n) => Ok(LossMark::Lost(Some(n))),
+                _ => Err(no_mark()),
+            },
+            n if n.is_multiple_of(2) => Ok(LossMark::Lost(Some(n.into()))),
+            _ => Err(no_mark()),
+        }
+    }
+
+    /// A losses file's record of its sector's wins; `None` for other files.
+    pub fn wins(&self) -> Option<Wins> {
+        match &self.body {
+            Body::Packed(body) => body.wins(),
+            Body::Raw(_) => None,
+        }
     }
 
     /// The value under the move-count rule of `n` plies at `index`.

@@ -13,7 +13,9 @@
 //!     28    4  value encoding (1: byte = plies, odd win / even loss, 254 escape, 255 draw;
 //!              3: under the move-count rule, byte = 2d - 1 for a win and 2d for a loss
 //!              with d plies to the next mill, 255 draw; 2 and 4: the same, packed;
-//!              5: packed win/draw/loss only, two bits a value)
+//!              5: packed win/draw/loss only, two bits a value; 6: packed losses with
+//!              plies, byte = plies of a loss, 254 escape, 255 not lost; 7: packed losses
+//!              only, one bit a value, 1 lost)
 //!     32    8  positions N (index size)
 //!     40    8  overflow entries E
 //!     48    8  xxh3-64 of everything after the header
@@ -32,6 +34,7 @@ use std::path::Path;
 
 use super::error::{FileError, FileKind};
 use super::mapped::{u32_le, u64_le};
+use super::packed::WINS_RECORD_LEN;
 use crate::index::SectorKey;
 use crate::rules::Variant;
 
@@ -67,8 +70,12 @@ pub struct Header {
     /// (`ClockValue` bytes), not to the end.
     pub mill_clock: bool,
     /// Packed win/draw/loss only: two-bit codes ([`Wdl`](super::Wdl)), four to
-    /// a byte, no distances.
+    /// a byte, no distances; with `losses_only`, one bit per position.
     pub wdl_only: bool,
+    /// Packed losses only: which positions are lost for their side to move
+    /// (with their plies unless `wdl_only`). A win or draw follows from the
+    /// children's losses by a one-ply search (see `packed.rs`).
+    pub losses_only: bool,
 }
 
 /// Format version of packed sector files (see `packed.rs`).
@@ -83,17 +90,34 @@ pub const ENCODING_MILL_CLOCK_PACKED: u32 = 4;
 /// 1 draw, 2 win), four to a byte from the low bits up, in blocks compressed
 /// with zstd.
 pub const ENCODING_PACKED_WDL: u32 = 5;
+/// Value encodings of packed losses-only files: the plies of each lost
+/// position (a byte as in encoding 1, 255 for a position not lost), and one
+/// bit per position (1: lost), eight to a byte from the low bit up.
+pub const ENCODING_PACKED_LOSSES: u32 = 6;
+pub const ENCODING_PACKED_LOSS_BITS: u32 = 7;
+
+/// The kinds of value a file can hold: (`mill_clock`, `wdl_only`,
+/// `losses_only`).
+const KINDS: [(bool, bool, bool); 5] = [
+    (false, false, false),
+    (true, false, false),
+    (false, true, false),
+    (false, false, true),
+    (false, true, true),
+];
 
 /// The encoding field of a file, packed or not, of values under the
 /// move-count rule or not, of distances or win/draw/loss only (`None`: no
 /// such kind of file).
-fn encoding(packed: bool, mill_clock: bool, wdl_only: bool) -> Option<u32> {
-    match (packed, mill_clock, wdl_only) {
-        (false, false, false) => Some(ENCODING_BYTE_PLIES),
-        (true, false, false) => Some(ENCODING_PACKED_ZSTD),
-        (false, true, false) => Some(ENCODING_MILL_CLOCK),
-        (true, true, false) => Some(ENCODING_MILL_CLOCK_PACKED),
-        (true, false, true) => Some(ENCODING_PACKED_WDL),
+fn encoding(packed: bool, (mill_clock, wdl_only, losses_only): (bool, bool, bool)) -> Option<u32> {
+    match (packed, mill_clock, wdl_only, losses_only) {
+        (false, false, false, false) => Some(ENCODING_BYTE_PLIES),
+        (true, false, false, false) => Some(ENCODING_PACKED_ZSTD),
+        (false, true, false, false) => Some(ENCODING_MILL_CLOCK),
+        (true, true, false, false) => Some(ENCODING_MILL_CLOCK_PACKED),
+        (true, false, true, false) => Some(ENCODING_PACKED_WDL),
+        (true, false, false, true) => Some(ENCODING_PACKED_LOSSES),
+        (true, false, true, true) => Some(ENCODING_PACKED_LOSS_BITS),
         _ => None,
     }
 }
@@ -112,6 +136,7 @@ impl Header {
             packed_bytes: None,
             mill_clock: variant.n_move.is_some(),
             wdl_only: false,
+            losses_only: false,
         }
     }
 
@@ -124,8 +149,8 @@ impl Header {
         } else {
             FORMAT_VERSION
         };
-        let encoding = encoding(packed, self.mill_clock, self.wdl_only)
-            .expect("win/draw/loss only is a kind of packed file without the move-count rule");
+        let encoding = encoding(packed, (self.mill_clock, self.wdl_only, self.losses_only))
+            .expect("win/draw/loss and losses only are kinds of packed file without the rule");
         b[8..12].copy_from_slice(&version.to_le_bytes());
         b[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
         b[16..24].copy_from_slice(&self.fingerprint.to_le_bytes());
@@ -199,9 +224,9 @@ impl Header {
             return Err(corrupted("gives an unknown block size"));
         }
         let found = u32_at(28);
-        let (mill_clock, wdl_only) = [(false, false), (true, false), (false, true)]
+        let (mill_clock, wdl_only, losses_only) = KINDS
             .into_iter()
-            .find(|&(clock, wdl)| encoding(packed, clock, wdl) == Some(found))
+            .find(|&kind| encoding(packed, kind) == Some(found))
             .ok_or_else(|| corrupted("gives an unknown value encoding"))?;
         let name_bytes = &bytes[56..88];
         let end = name_bytes.iter().position(|&c| c == 0).unwrap_or(32);
@@ -220,6 +245,7 @@ impl Header {
             packed_bytes: packed.then(|| u64_at(112)),
             mill_clock,
             wdl_only,
+            losses_only,
         };
         let expected = header
             .file_len()
@@ -253,7 +279,12 @@ impl Header {
             // checksum per block, then the compressed blocks.
             Some(packed) => (2 * self.blocks() + 1)
                 .checked_mul(8)?
-                .checked_add(packed)?,
+                .checked_add(packed)?
+                .checked_add(if self.losses_only {
+                    WINS_RECORD_LEN as u64
+                } else {
+                    0
+                })?,
         };
         (HEADER_LEN as u64).checked_add(body)?.checked_add(overflow)
     }

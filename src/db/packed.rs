@@ -1,25 +1,40 @@
-//! Packed sector files (format version 3): the value bytes of a raw file
-//! (encoding 1) in blocks of 2^14 values, each compressed with zstd, so a
-//! probe decodes one block of 16 KiB, not a whole file. A win/draw/loss-only
-//! file (encoding 5) packs two-bit codes instead, four to a byte, so a block
-//! decodes to 4 KiB.
+//! Packed sector files (format version 3): a sector's values in blocks of
+//! 2^14, each compressed with zstd, so a probe decodes one block, not a
+//! whole file. What a block holds depends on the value encoding:
+//!
+//! - 6, losses (what `morris pack` writes): the plies of each lost position,
+//!   a byte as in a raw file, and 255 for every position not lost. A win in
+//!   n is a position with a child lost in n - 1 (the fewest), a draw one not
+//!   lost with no lost child: a one-ply search over the children's bytes
+//!   gives both, exactly. Wins and draws sharing one byte is what makes these
+//!   files three times smaller than the value bytes.
+//! - 7, loss bits (`--wdl`): one bit per position, 1 for lost, eight to a
+//!   byte; a one-ply search tells a win from a draw.
+//! - 2 (or 4 under the move-count rule), plain (`--plain`): the value bytes
+//!   of a raw file as they are. No search, three times larger.
+//! - 5, plain win/draw/loss (`--plain --wdl`): two-bit codes, four to a byte.
 //!
 //! ```text
 //! offset   size    field
-//!      0    128    the header of format.rs, version 3, encoding 2; bytes
-//!                  112..120 hold the compressed bytes D; its own checksum
-//!                  covers every header byte but itself
+//!      0    128    the header of format.rs, version 3; bytes 112..120 hold
+//!                  the compressed bytes D; its own checksum covers every
+//!                  header byte but itself
 //!    128  8(B+1)   where each block starts in the compressed bytes, and D last
 //!     ..    8B     per block, xxh3-64 (seeded with the block's number and
 //!                  offsets) of its compressed bytes
-//!     ..    12E    overflow entries, as in a raw file
+//!     ..    16     losses files only: the sector's wins (u64) and its
+//!                  longest win in plies (u64), which the file itself gives
+//!                  only by a search per position
+//!     ..    12E    overflow entries, as in a raw file (a losses file keeps
+//!                  those of losses only)
 //!     ..     D     the compressed blocks
 //! ```
 //!
 //! The header's body checksum (offset 48) covers the offsets, the block
-//! checksums and the overflow entries; each block is checked against its
-//! checksum, then decoded to exactly its length, the first time it is read.
-//! A few decoded blocks per file are kept (a direct-mapped cache).
+//! checksums, the wins record and the overflow entries; each block is
+//! checked against its checksum, then decoded to exactly its length, the
+//! first time it is read. A few decoded blocks per file are kept (a
+//! direct-mapped cache).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -29,9 +44,10 @@ use rayon::prelude::*;
 
 use super::error::FileError;
 use super::file::{SectorFile, file_name, write_atomically};
-use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN};
+use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::u64_le;
 use super::value::{Value, Wdl};
+use crate::rules::Variant;
 
 /// Values per compressed block, as a power of two: a random probe decodes
 /// one (about 8 µs here); 4 KiB blocks took 12% more space.
@@ -51,66 +67,111 @@ thread_local! {
         std::cell::RefCell::new(zstd::bulk::Compressor::new(LEVEL).ok());
 }
 
-/// What a packed file keeps of the values.
+/// What a packed file keeps of the values, and how (see the module's
+/// documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Packing {
-    /// Every value with its distance (or, under the move-count rule, its
-    /// plies to the next mill).
-    Full,
-    /// Win, draw or loss only: no distances, a fraction of the size.
-    WdlOnly,
+    /// The plies of the lost positions: every value, by a one-ply search.
+    Losses,
+    /// Which positions are lost: win, draw or loss, by a one-ply search.
+    LossBits,
+    /// Every value byte (or, under the move-count rule, every value with
+    /// its plies to the next mill) as it is.
+    Plain,
+    /// Two-bit win/draw/loss codes.
+    PlainWdl,
 }
 
-/// Values per byte of a win/draw/loss-only block.
-const CODES_PER_BYTE: usize = 4;
+impl Packing {
+    /// What `morris pack` writes of a folder of `variant`: win/draw/loss
+    /// only or not, the plain codings or the losses. Under the move-count
+    /// rule a value is not found from its children's losses: plain it is.
+    pub fn new(variant: &Variant, wdl_only: bool, plain: bool) -> Packing {
+        match (wdl_only, plain || variant.n_move.is_some()) {
+            (false, false) => Packing::Losses,
+            (true, false) => Packing::LossBits,
+            (false, true) => Packing::Plain,
+            (true, true) => Packing::PlainWdl,
+        }
+    }
+
+    /// No distances: win, draw or loss only.
+    pub fn wdl_only(self) -> bool {
+        matches!(self, Packing::LossBits | Packing::PlainWdl)
+    }
+
+    /// The losses only, the rest found by a search.
+    pub fn losses_only(self) -> bool {
+        matches!(self, Packing::Losses | Packing::LossBits)
+    }
+
+    /// The packing of a file with this header.
+    pub fn of(header: &Header) -> Packing {
+        match (header.wdl_only, header.losses_only) {
+            (false, true) => Packing::Losses,
+            (true, true) => Packing::LossBits,
+            (false, false) => Packing::Plain,
+            (true, false) => Packing::PlainWdl,
+        }
+    }
+
+    /// Codes per byte of a decoded block.
+    fn codes_per_byte(self) -> usize {
+        match self {
+            Packing::PlainWdl => 4,
+            Packing::LossBits => 8,
+            Packing::Losses | Packing::Plain => 1,
+        }
+    }
+}
+
+/// The byte of a losses file for a position not lost.
+pub const NOT_LOST: u8 = 255;
+/// Bytes of a losses file's record of its wins.
+pub const WINS_RECORD_LEN: usize = 16;
 
 /// Writes the packed copy of a raw sector file into `dir`; returns its path.
 ///
 /// # Errors
-/// A damaged raw file, one under the move-count rule packed win/draw/loss
-/// only (its values need their plies), or one that cannot be written.
+/// A damaged raw file, one under the move-count rule packed other than
+/// plain (its values need their plies to the next mill), or one that cannot
+/// be written.
 pub fn write_packed(dir: &Path, raw: &SectorFile, packing: Packing) -> Result<PathBuf, FileError> {
     let bytes = raw.bytes().ok_or_else(|| {
         FileError::corrupted(raw.path(), "it is packed already; packing reads raw files")
     })?;
-    let wdl_only = packing == Packing::WdlOnly;
-    if wdl_only && raw.header.mill_clock {
+    if packing != Packing::Plain && raw.header.mill_clock {
         return Err(FileError::corrupted(
             raw.path(),
-            "its values are under the move-count rule, which needs their plies to the next mill: pack it in full",
+            "its values are under the move-count rule, which needs their plies to the next mill: pack it plain, in full",
         ));
     }
     raw.verify_checksum()?;
     let mut header = raw.header.clone();
     header.block_bits = PACKED_BLOCK_BITS;
-    header.wdl_only = wdl_only;
+    header.wdl_only = packing.wdl_only();
+    header.losses_only = packing.losses_only();
     let block_len = 1usize << PACKED_BLOCK_BITS;
-    let blocks: Vec<Vec<u8>> = bytes
+    let blocks: Vec<(Vec<u8>, Wins)> = bytes
         .par_chunks(block_len)
         .enumerate()
         .map(|(i, block)| {
-            let codes;
-            let block = if wdl_only {
-                codes = wdl_codes(raw, (i * block_len) as u64, block)?;
-                &codes[..]
-            } else {
-                block
-            };
-            COMPRESSOR
-                .with(|c| c.borrow_mut().as_mut().map(|c| c.compress(block)))
-                .unwrap_or_else(|| zstd::bulk::compress(block, LEVEL))
-                .map_err(FileError::write(raw.path()))
+            let codes = BlockCodes::of(raw, packing, (i * block_len) as u64, block)?;
+            let packed = pack_codes(&codes.codes, packing.codes_per_byte());
+            let compressed = COMPRESSOR
+                .with(|c| c.borrow_mut().as_mut().map(|c| c.compress(&packed)))
+                .unwrap_or_else(|| zstd::bulk::compress(&packed, LEVEL))
+                .map_err(FileError::write(raw.path()))?;
+            Ok((compressed, codes.wins))
         })
         .collect::<Result<_, FileError>>()?;
-    if wdl_only {
-        // No distances, so no escaped ones.
-        header.overflow_entries = 0;
-        header.overflow_checksum = xxhash_rust::xxh3::xxh3_64(&[]);
-    }
+    let overflow = overflow_kept(raw, packing);
+    header.overflow_entries = (overflow.len() / OVERFLOW_ENTRY_LEN) as u64;
+    header.overflow_checksum = xxhash_rust::xxh3::xxh3_64(&overflow);
     let mut offsets = Vec::with_capacity(blocks.len() + 1);
     let mut at = 0u64;
     offsets.push(at);
-    for b in &blocks {
+    for (b, _) in &blocks {
         at += b.len() as u64;
         offsets.push(at);
     }
@@ -119,20 +180,22 @@ pub fn write_packed(dir: &Path, raw: &SectorFile, packing: Packing) -> Result<Pa
     for o in &offsets {
         table.extend_from_slice(&o.to_le_bytes());
     }
-    for (i, b) in blocks.iter().enumerate() {
+    for (i, (b, _)) in blocks.iter().enumerate() {
         let sum = block_checksum(i, offsets[i], offsets[i + 1], b);
         table.extend_from_slice(&sum.to_le_bytes());
     }
-    if !wdl_only {
-        table.extend_from_slice(raw.overflow_table());
+    if packing.losses_only() {
+        let wins = blocks.iter().fold(Wins::default(), |a, (_, w)| a.merge(*w));
+        table.extend_from_slice(&wins.to_bytes());
     }
+    table.extend_from_slice(&overflow);
     header.checksum = xxhash_rust::xxh3::xxh3_64(&table);
     let path = dir.join(file_name(header.sector));
     write_atomically(&path, |file| {
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
         std::io::Write::write_all(&mut out, &header.to_bytes())?;
         std::io::Write::write_all(&mut out, &table)?;
-        for b in &blocks {
+        for (b, _) in &blocks {
             std::io::Write::write_all(&mut out, b)?;
         }
         out.into_inner().map_err(|e| e.into_error())
@@ -140,62 +203,146 @@ pub fn write_packed(dir: &Path, raw: &SectorFile, packing: Packing) -> Result<Pa
     Ok(path)
 }
 
-/// The `i`-th two-bit code of packed codes.
-#[inline]
-fn code_at(codes: &[u8], i: usize) -> u8 {
-    (codes[i / CODES_PER_BYTE] >> (2 * (i % CODES_PER_BYTE))) & 3
+/// A sector's wins and its longest, as a losses file records them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Wins {
+    pub count: u64,
+    pub longest: u64,
 }
 
-/// The two-bit codes of a block of raw value bytes whose first is at
-/// `start`, four to a byte from the low bits up.
-fn wdl_codes(raw: &SectorFile, start: u64, block: &[u8]) -> Result<Vec<u8>, FileError> {
-    let mut codes = vec![0u8; block.len().div_ceil(CODES_PER_BYTE)];
-    for (i, &byte) in block.iter().enumerate() {
-        let value = match Value::from_byte(byte) {
-            Some(v) => v,
-            None => raw.value(start + i as u64)?,
-        };
-        codes[i / CODES_PER_BYTE] |= Wdl::of(value).code() << (2 * (i % CODES_PER_BYTE));
+impl Wins {
+    fn merge(self, other: Wins) -> Wins {
+        Wins {
+            count: self.count + other.count,
+            longest: self.longest.max(other.longest),
+        }
     }
-    Ok(codes)
+
+    fn to_bytes(self) -> [u8; WINS_RECORD_LEN] {
+        let mut b = [0u8; WINS_RECORD_LEN];
+        b[..8].copy_from_slice(&self.count.to_le_bytes());
+        b[8..].copy_from_slice(&self.longest.to_le_bytes());
+        b
+    }
 }
 
-/// Checks that a packed file holds exactly the raw file's values (in a
-/// win/draw/loss-only file, their kinds).
+/// The codes a packed block holds, one per value (before packing several
+/// to a byte), and the wins among them.
+struct BlockCodes {
+    codes: Vec<u8>,
+    wins: Wins,
+}
+
+impl BlockCodes {
+    /// Of a block of raw value bytes whose first is at `start`.
+    fn of(
+        raw: &SectorFile,
+        packing: Packing,
+        start: u64,
+        block: &[u8],
+    ) -> Result<BlockCodes, FileError> {
+        let mut wins = Wins::default();
+        if packing == Packing::Plain {
+            return Ok(BlockCodes {
+                codes: block.to_vec(),
+                wins,
+            });
+        }
+        let mut codes = Vec::with_capacity(block.len());
+        for (i, &byte) in block.iter().enumerate() {
+            let value = match Value::from_byte(byte) {
+                Some(v) => v,
+                None => raw.value(start + i as u64)?,
+            };
+            if let Value::Win(n) = value {
+                wins.count += 1;
+                wins.longest = wins.longest.max(n.into());
+            }
+            let lost = matches!(value, Value::Loss(_));
+            codes.push(match packing {
+                Packing::PlainWdl => Wdl::of(value).code(),
+                // An escaped loss stays escaped: its plies are in the table.
+                Packing::Losses if lost => byte,
+                Packing::Losses => NOT_LOST,
+                _ => lost as u8,
+            });
+        }
+        Ok(BlockCodes { codes, wins })
+    }
+}
+
+/// The overflow entries a packed file keeps of a raw file's: all in plain
+/// full values, those of losses in a losses file, none without plies.
+fn overflow_kept(raw: &SectorFile, packing: Packing) -> Vec<u8> {
+    let table = raw.overflow_table();
+    match packing {
+        Packing::Plain => table.to_vec(),
+        Packing::Losses => table
+            .chunks_exact(OVERFLOW_ENTRY_LEN)
+            .filter(|e| overflow_entry(e, 0).1.is_multiple_of(2))
+            .flatten()
+            .copied()
+            .collect(),
+        Packing::LossBits | Packing::PlainWdl => Vec::new(),
+    }
+}
+
+/// Codes of `8 / per` bits packed `per` to a byte from the low bits up.
+fn pack_codes(codes: &[u8], per: usize) -> std::borrow::Cow<'_, [u8]> {
+    if per == 1 {
+        return codes.into();
+    }
+    let bits = 8 / per;
+    let mut out = vec![0u8; codes.len().div_ceil(per)];
+    for (i, &c) in codes.iter().enumerate() {
+        out[i / per] |= c << (bits * (i % per));
+    }
+    out.into()
+}
+
+/// The `i`-th code of codes packed `per` to a byte.
+#[inline]
+fn code_at(bytes: &[u8], i: usize, per: usize) -> u8 {
+    if per == 1 {
+        return bytes[i];
+    }
+    let bits = 8 / per;
+    (bytes[i / per] >> (bits * (i % per))) & ((1 << bits) - 1)
+}
+
+/// Checks that a packed file holds exactly what its packing keeps of the
+/// raw file's values: every code, the overflow entries kept and, in a
+/// losses file, the record of the wins.
 ///
 /// # Errors
-/// A block that fails its check, or any value that differs.
+/// A block that fails its check, or anything that differs.
 pub fn same_values(raw: &SectorFile, packed: &SectorFile) -> Result<(), FileError> {
     let bytes = raw.bytes().unwrap_or_default();
-    let wdl_only = packed.header.wdl_only;
+    let packing = Packing::of(&packed.header);
     let mut at = 0usize;
     let mut same = packed.header.positions == raw.header.positions
-        && (wdl_only || packed.overflow_table() == raw.overflow_table());
+        && packed.overflow_table() == overflow_kept(raw, packing);
+    let mut wins = Wins::default();
     let mut error = None;
     packed.for_each_block(|block| {
         if !same || error.is_some() {
             return;
         }
-        if wdl_only {
-            match wdl_codes(
-                raw,
-                at as u64,
-                bytes.get(at..at + block.len()).unwrap_or_default(),
-            ) {
-                Ok(codes) => {
-                    let unpacked = (0..block.len()).map(|i| code_at(&codes, i));
-                    same &= codes.len() == block.len().div_ceil(CODES_PER_BYTE)
-                        && unpacked.eq(block.iter().copied());
-                }
-                Err(e) => error = Some(e),
+        let from_raw = bytes.get(at..at + block.len()).unwrap_or_default();
+        match BlockCodes::of(raw, packing, at as u64, from_raw) {
+            Ok(codes) => {
+                same &= codes.codes == block;
+                wins = wins.merge(codes.wins);
             }
-        } else {
-            same &= bytes.get(at..at + block.len()) == Some(block);
+            Err(e) => error = Some(e),
         }
         at += block.len();
     })?;
     if let Some(e) = error {
         return Err(e);
+    }
+    if packing.losses_only() {
+        same &= packed.wins() == Some(wins);
     }
     if same && at == bytes.len() {
         Ok(())
@@ -222,12 +369,19 @@ pub struct PackedBody {
     positions: u64,
     /// log2 of the values per block (the header's).
     block_bits: u32,
-    /// Two-bit win/draw/loss codes, four to a byte, instead of value bytes.
-    wdl_only: bool,
+    /// What its blocks hold.
+    packing: Packing,
     /// Where the compressed blocks start in the file.
     data_at: usize,
     data_len: u64,
-    cache: Box<[CacheSlot]>,
+    cache: Cache,
+}
+
+/// Decoded blocks kept: the last few, direct-mapped (probes), or every
+/// block once decoded (reading a whole file at random, as `verify` does).
+enum Cache {
+    Recent(Box<[CacheSlot]>),
+    Every(Box<[std::sync::OnceLock<Vec<u8>>]>),
 }
 
 /// One decoded block (its number and bytes), or none yet.
@@ -235,8 +389,9 @@ type CacheSlot = Mutex<Option<(usize, Arc<Vec<u8>>)>>;
 
 impl PackedBody {
     /// The body of the packed file at `path` whose header (checked, with
-    /// the file's length) is `header`.
-    pub fn new(path: &Path, map: Mmap, header: &Header) -> PackedBody {
+    /// the file's length) is `header`; `keep_every_block` keeps each block
+    /// decoded once read (memory: the file's values unpacked).
+    pub fn new(path: &Path, map: Mmap, header: &Header, keep_every_block: bool) -> PackedBody {
         let blocks = header.blocks() as usize;
         let data_len = header.packed_bytes.unwrap_or(0);
         PackedBody {
@@ -246,9 +401,13 @@ impl PackedBody {
             blocks,
             positions: header.positions,
             block_bits: header.block_bits,
-            wdl_only: header.wdl_only,
+            packing: Packing::of(header),
             data_len,
-            cache: (0..CACHED_BLOCKS).map(|_| Mutex::new(None)).collect(),
+            cache: if keep_every_block {
+                Cache::Every((0..blocks).map(|_| std::sync::OnceLock::new()).collect())
+            } else {
+                Cache::Recent((0..CACHED_BLOCKS).map(|_| Mutex::new(None)).collect())
+            },
         }
     }
 
@@ -256,6 +415,18 @@ impl PackedBody {
     /// body checksum covers.
     pub fn table(&self) -> &[u8] {
         &self.map[HEADER_LEN..self.data_at]
+    }
+
+    /// A losses file's record of its wins.
+    pub fn wins(&self) -> Option<Wins> {
+        if !self.packing.losses_only() {
+            return None;
+        }
+        let at = HEADER_LEN + 8 * (2 * self.blocks + 1);
+        Some(Wins {
+            count: u64_le(&self.map, at)?,
+            longest: u64_le(&self.map, at + 8)?,
+        })
     }
 
     /// The overflow entries.
@@ -289,11 +460,7 @@ impl PackedBody {
             return Err(self.corrupted(format!("block {block} fails its checksum")));
         }
         let values = self.values_in(block);
-        let len = if self.wdl_only {
-            values.div_ceil(CODES_PER_BYTE)
-        } else {
-            values
-        };
+        let len = values.div_ceil(self.packing.codes_per_byte());
         let decoded = DECOMPRESSOR
             .with(|d| d.borrow_mut().as_mut().map(|d| d.decompress(bytes, len)))
             .unwrap_or_else(|| zstd::bulk::decompress(bytes, len))
@@ -304,19 +471,23 @@ impl PackedBody {
         Ok(decoded)
     }
 
-    /// The value byte at `index` (below the positions), or in a
-    /// win/draw/loss-only file its two-bit code.
+    /// The code at `index` (below the positions): a byte, or the two-bit
+    /// code or the bit of a file that packs several to a byte.
     pub fn byte(&self, index: u64) -> Result<u8, FileError> {
         let block = (index >> self.block_bits) as usize;
         let within = (index & ((1 << self.block_bits) - 1)) as usize;
-        let pick = |bytes: &[u8]| {
-            if self.wdl_only {
-                code_at(bytes, within)
-            } else {
-                bytes[within]
+        let pick = |bytes: &[u8]| code_at(bytes, within, self.packing.codes_per_byte());
+        let slots = match &self.cache {
+            Cache::Every(kept) => {
+                let kept = &kept[block];
+                if kept.get().is_none() {
+                    let _ = kept.set(self.decode(block)?);
+                }
+                return Ok(pick(kept.get().expect("set above")));
             }
+            Cache::Recent(slots) => slots,
         };
-        let slot = &self.cache[block % CACHED_BLOCKS];
+        let slot = &slots[block % CACHED_BLOCKS];
         if let Some((b, bytes)) = &*slot.lock().unwrap_or_else(|e| e.into_inner())
             && *b == block
         {
@@ -336,21 +507,22 @@ impl PackedBody {
         (0..self.blocks).try_for_each(|block| self.decode(block).map(drop))
     }
 
-    /// Checks and decodes every block, calling `f` with each in order (a
-    /// win/draw/loss-only file's unpacked to a code per byte).
+    /// Checks and decodes every block, calling `f` with each in order,
+    /// unpacked to a code per byte.
     ///
     /// # Errors
     /// The first block that fails.
     pub fn for_each_block(&self, mut f: impl FnMut(&[u8])) -> Result<(), FileError> {
         for block in 0..self.blocks {
             let decoded = self.decode(block)?;
-            if self.wdl_only {
+            let per = self.packing.codes_per_byte();
+            if per == 1 {
+                f(&decoded);
+            } else {
                 let codes: Vec<u8> = (0..self.values_in(block))
-                    .map(|i| code_at(&decoded, i))
+                    .map(|i| code_at(&decoded, i, per))
                     .collect();
                 f(&codes);
-            } else {
-                f(&decoded);
             }
         }
         Ok(())

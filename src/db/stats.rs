@@ -6,6 +6,9 @@ use rayon::prelude::*;
 
 use super::clock_value::ClockValue;
 use super::error::{FileError, ProbeError};
+use super::file::SectorFile;
+use super::format::{OVERFLOW_ENTRY_LEN, overflow_entry};
+use super::packed::NOT_LOST;
 use super::tablebase::Tablebase;
 use super::value::{ESCAPE_BYTE, Value, Wdl};
 use crate::index::SectorKey;
@@ -71,6 +74,9 @@ impl Tablebase {
             }
         })
         .map_err(|source| self.damaged(sector, None, source))?;
+        if file.header.losses_only {
+            return self.losses_stats(stats, &file, &counts);
+        }
         if file.header.wdl_only {
             // Codes, no plies: the longest stay 0.
             if counts[3..].iter().any(|&n| n > 0) {
@@ -121,6 +127,57 @@ impl Tablebase {
                 }
             }
         }
+        Ok(stats)
+    }
+
+    /// [`Tablebase::sector_stats`] of a losses file (see `packed.rs`), from
+    /// the tally of its codes: the losses counted, the wins as its record
+    /// gives them, the rest draws.
+    fn losses_stats(
+        &self,
+        mut stats: SectorStats,
+        file: &SectorFile,
+        counts: &[u64; 256],
+    ) -> Result<SectorStats, ProbeError> {
+        let sector = stats.sector;
+        let damaged = |problem: &str| {
+            self.damaged(
+                sector,
+                None,
+                FileError::corrupted(file.path(), problem.to_string()),
+            )
+        };
+        let wins = file
+            .wins()
+            .ok_or_else(|| damaged("it has no record of its wins"))?;
+        if file.header.wdl_only {
+            if counts[2..].iter().any(|&n| n > 0) {
+                return Err(damaged("it holds a code that is no loss mark"));
+            }
+            stats.losses = counts[1];
+        } else {
+            for (byte, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+                match byte as u8 {
+                    NOT_LOST => {}
+                    ESCAPE_BYTE => stats.losses += n,
+                    b if b % 2 == 0 => stats.add(Value::Loss(b.into()), n),
+                    _ => return Err(damaged("it holds a byte that is no loss mark")),
+                }
+            }
+            // Escaped losses are the longest: their plies are in the table.
+            let table = file.overflow_table();
+            for e in table.chunks_exact(OVERFLOW_ENTRY_LEN) {
+                let plies = overflow_entry(e, 0).1;
+                stats.longest_loss = stats.longest_loss.max(plies.min(u16::MAX.into()) as u16);
+            }
+            stats.longest_win = u16::try_from(wins.longest)
+                .map_err(|_| damaged("its record of its wins is out of range"))?;
+        }
+        stats.wins = wins.count;
+        stats.draws = stats
+            .positions
+            .checked_sub(stats.wins + stats.losses)
+            .ok_or_else(|| damaged("its record of its wins is out of range"))?;
         Ok(stats)
     }
 

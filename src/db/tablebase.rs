@@ -16,7 +16,7 @@ use super::format::Header;
 use super::index_file::{StoredIndex, first_checksum_at, index_file_name};
 use super::mapped::read_ahead;
 use super::packed::Packing;
-use super::value::{Value, Wdl};
+use super::value::{LossMark, Value, Wdl};
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::{Outcome, Position, PositionError, Variant};
 
@@ -36,6 +36,8 @@ pub struct Tablebase {
     warn: Option<Warn>,
     /// The folder holds win/draw/loss only (`morris pack --wdl`).
     wdl_only: bool,
+    /// Packed files keep every block decoded once read.
+    keep_decoded: bool,
 }
 
 /// What a [`Tablebase`] calls with a damaged stored index it works around.
@@ -114,6 +116,7 @@ impl Tablebase {
             scattered: true,
             warn: None,
             wdl_only: folder_storage(dir) == Storage::PackedWdl,
+            keep_decoded: false,
         })
     }
 
@@ -128,8 +131,8 @@ impl Tablebase {
         packing: Packing,
     ) -> Result<Tablebase, ProbeError> {
         let storage = match packing {
-            Packing::Full => Storage::Packed,
-            Packing::WdlOnly => Storage::PackedWdl,
+            Packing::Losses | Packing::Plain => Storage::Packed,
+            Packing::LossBits | Packing::PlainWdl => Storage::PackedWdl,
         };
         prepare_folder(dir, variant, storage)?;
         Tablebase::open(dir, variant)
@@ -162,6 +165,14 @@ impl Tablebase {
     /// reads each page as it is touched, which suits probes only.
     pub fn reading_whole_files(mut self) -> Tablebase {
         self.scattered = false;
+        self
+    }
+
+    /// Keeps every block of a packed file decoded once read, until the
+    /// sector is forgotten: reading whole sectors at random (`verify`)
+    /// decodes each block once. Memory: the files' values unpacked.
+    pub fn keeping_decoded_blocks(mut self) -> Tablebase {
+        self.keep_decoded = true;
         self
     }
 
@@ -339,7 +350,7 @@ impl Tablebase {
             let len = fs::metadata(&index_path).map_or(0, |m| m.len());
             read_ahead(&index_path, &[(0, 4096), (first_checksum_at(len), 8)]);
         }
-        let file = SectorFile::open(&path, self.scattered)
+        let file = SectorFile::open_with(&path, self.scattered, self.keep_decoded)
             .map_err(|source| self.damaged(sector, None, source))?;
         let h = &file.header;
         if h.fingerprint == self.variant.fingerprint()
@@ -481,10 +492,89 @@ impl Tablebase {
         match self.locate(pos)? {
             Located::Over(Outcome::Drawn) => Ok(Wdl::Draw),
             Located::Over(_) => Ok(Wdl::Loss),
+            Located::At(sector, file, index) if file.header.losses_only => {
+                match self.mark_at(sector, &file, index, pos)? {
+                    LossMark::Lost(_) => Ok(Wdl::Loss),
+                    LossMark::NotLost => self.wdl_not_lost(pos),
+                }
+            }
             Located::At(sector, file, index) => file
                 .wdl(index)
                 .map_err(|source| self.damaged(sector, Some(pos), source)),
         }
+    }
+
+    /// The loss mark at `index` of `sector`'s file, which holds `pos`.
+    fn mark_at(
+        &self,
+        sector: SectorKey,
+        file: &SectorFile,
+        index: u64,
+        pos: &Position,
+    ) -> Result<LossMark, ProbeError> {
+        file.loss_mark(index)
+            .map_err(|source| self.damaged(sector, Some(pos), source))
+    }
+
+    /// Whether `pos` (a position of play) is lost for its side to move, as
+    /// its file marks it.
+    fn loss_mark_of(&self, pos: &Position) -> Result<LossMark, ProbeError> {
+        match self.locate(pos)? {
+            Located::Over(Outcome::Drawn) => Ok(LossMark::NotLost),
+            Located::Over(_) => Ok(LossMark::Lost(Some(0))),
+            Located::At(sector, file, index) => self.mark_at(sector, &file, index, pos),
+        }
+    }
+
+    /// Calls `f` with the loss mark of each child of `pos` until it returns
+    /// false.
+    fn each_child_mark(
+        &self,
+        pos: &Position,
+        mut f: impl FnMut(LossMark) -> bool,
+    ) -> Result<(), ProbeError> {
+        let (mut more, mut error) = (true, None);
+        self.variant.for_each_move(pos, |_, child| {
+            if more && error.is_none() {
+                match self.loss_mark_of(&child) {
+                    Ok(mark) => more = f(mark),
+                    Err(e) => error = Some(e),
+                }
+            }
+        });
+        error.map_or(Ok(()), Err)
+    }
+
+    /// The value of a position a losses file marks not lost: won in one ply
+    /// more than its child lost the fastest, drawn without a lost child.
+    fn value_not_lost(&self, pos: &Position) -> Result<Value, ProbeError> {
+        let mut fastest: Option<u16> = None;
+        let mut unmarked = false;
+        self.each_child_mark(pos, |mark| {
+            match mark {
+                LossMark::Lost(Some(n)) => fastest = Some(fastest.map_or(n, |f| f.min(n))),
+                LossMark::Lost(None) => unmarked = true,
+                LossMark::NotLost => {}
+            }
+            fastest != Some(0) && !unmarked
+        })?;
+        if unmarked {
+            // A file of losses without plies among files with them.
+            return Err(ProbeError::WdlOnly {
+                dir: self.dir.clone(),
+            });
+        }
+        Ok(fastest.map_or(Value::Draw, |n| Value::Win(n + 1)))
+    }
+
+    /// [`Tablebase::value_not_lost`] without plies: won with a lost child.
+    fn wdl_not_lost(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+        let mut won = false;
+        self.each_child_mark(pos, |mark| {
+            won = matches!(mark, LossMark::Lost(_));
+            !won
+        })?;
+        Ok(if won { Wdl::Win } else { Wdl::Draw })
     }
 
     /// [`Tablebase::value`] of a position known to be one of play (a child
@@ -504,6 +594,15 @@ impl Tablebase {
         match self.locate(pos)? {
             Located::Over(Outcome::Drawn) => Ok(Value::Draw),
             Located::Over(_) => Ok(Value::Loss(0)),
+            Located::At(sector, file, index) if file.header.losses_only => {
+                match self.mark_at(sector, &file, index, pos)? {
+                    LossMark::Lost(Some(n)) => Ok(Value::Loss(n)),
+                    LossMark::Lost(None) => Err(ProbeError::WdlOnly {
+                        dir: self.dir.clone(),
+                    }),
+                    LossMark::NotLost => self.value_not_lost(pos),
+                }
+            }
             Located::At(sector, file, index) => file
                 .value(index)
                 .map_err(|source| self.damaged(sector, Some(pos), source)),

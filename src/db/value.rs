@@ -101,6 +101,16 @@ impl Value {
     }
 }
 
+/// Whether a position is lost for its side to move, with its plies where
+/// they are known: what a losses file holds (see `packed.rs`). A position
+/// not lost is won if one of its children is lost (in one ply more than the
+/// fewest), else drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossMark {
+    NotLost,
+    Lost(Option<u16>),
+}
+
 /// The best value for the mover among the children seen so far: the one
 /// fold of Win/Loss/Draw over children that the solvers and the checks use.
 /// With no child at all the mover is blocked: a loss in 0.

@@ -34,7 +34,11 @@ impl<'a> PackAlong<'a> {
         dir: &Path,
         graph: &SectorGraph,
     ) -> Result<Self, SolveError> {
-        let packed = Tablebase::create_packed(dir, raw.variant(), Packing::Full)?;
+        let packed = Tablebase::create_packed(
+            dir,
+            raw.variant(),
+            Packing::new(raw.variant(), false, false),
+        )?;
         remove_stale_temp_files(dir, &[]);
         let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
         for s in graph.sectors() {
@@ -89,7 +93,11 @@ impl<'a> PackAlong<'a> {
         let kept = SectorFile::open(&path, false)
             .is_ok_and(|f| f.is_packed() && f.verify_checksum().is_ok());
         if !kept {
-            write_packed(self.packed.dir(), &raw, Packing::Full)?;
+            write_packed(
+                self.packed.dir(),
+                &raw,
+                Packing::new(self.raw.variant(), false, false),
+            )?;
         }
         same_values(&raw, &SectorFile::open(&path, false)?)?;
         let index = index_file_name(sector.us_board, sector.them_board);

@@ -484,15 +484,12 @@ impl<'a> Forward<'a> {
         if size == 0 {
             return Ok(Checked::default());
         }
-        // Each sector draws its own indices from the seed and its name.
-        let sector_seed =
-            xxhash_rust::xxh3::xxh3_64_with_seed(self.sector.to_string().as_bytes(), seed);
+        let pick = super::sample_indices(self.sector, seed, size);
         let s = self.sector;
         (0..count)
             .into_par_iter()
             .map(|n| {
-                let index =
-                    xxhash_rust::xxh3::xxh3_64_with_seed(&n.to_le_bytes(), sector_seed) % size;
+                let index = pick(n);
                 let mut found = Checked::default();
                 let pos = self.index.position(index, s.us_hand, s.them_hand);
                 self.check_one(index, pos, &mut Blocks::default(), &mut found, limit)?;

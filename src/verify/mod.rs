@@ -13,6 +13,10 @@
 //! could hold itself up). Its proof is the full folder's, checked before
 //! packing; `pack` compares every packed value with the raw file's.
 //!
+//! A folder packed as losses (see `db/packed.rs`) holds no wins or draws:
+//! each value is found by the probe's one-ply search, and checked against
+//! its children's values found the same way ([`oracle::check_losses`]).
+//!
 //! [`forward`] is the fast check (positions grouped so that their children
 //! lie together in their files); [`oracle`] the simple one it is tested
 //! against.
@@ -88,6 +92,14 @@ impl Checked {
     }
 }
 
+/// The indices `verify --sample` draws from a sector of `size` positions
+/// for `seed`: the `n`-th is `pick(n)`. Each sector draws its own from the
+/// seed and its name.
+fn sample_indices(sector: SectorKey, seed: u64, size: u64) -> impl Fn(u64) -> u64 + Sync {
+    let sector_seed = xxhash_rust::xxh3::xxh3_64_with_seed(sector.to_string().as_bytes(), seed);
+    move |n| xxhash_rust::xxh3::xxh3_64_with_seed(&n.to_le_bytes(), sector_seed) % size
+}
+
 /// How to check a sector's values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Check {
@@ -111,6 +123,15 @@ pub fn verify_sector(
     limit: usize,
 ) -> Result<Checked, ProbeError> {
     tablebase.verify_index(sector)?;
+    if tablebase.sector(sector)?.header.losses_only {
+        // Values found by a search: checked the simple way, one ply deeper.
+        tablebase.verify_checksum(sector)?;
+        let sample = match check {
+            Check::Sample { count, seed } => Some((count, seed)),
+            Check::All | Check::Oracle => None,
+        };
+        return oracle::check_losses(tablebase, sector, limit, sample);
+    }
     match check {
         // The fast check checks every file it reads whole first.
         Check::All => forward::Forward::new(tablebase, sector)?.check_all(limit),

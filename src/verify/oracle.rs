@@ -121,15 +121,79 @@ pub(super) fn check_each(
     limit: usize,
     stored_and_recomputed: impl Fn(u64, &Position) -> Result<(Found, Found), ProbeError> + Sync,
 ) -> Result<Checked, ProbeError> {
+    let size = sector_index(tablebase, sector).size();
+    check_indices(tablebase, sector, limit, size, |i| i, stored_and_recomputed)
+}
+
+fn sector_index(tablebase: &Tablebase, sector: SectorKey) -> std::sync::Arc<SectorIndex> {
     let variant = tablebase.variant();
-    let index = SectorIndex::of(
+    SectorIndex::of(
         variant.board,
         sector.us_board as usize,
         sector.them_board as usize,
-    );
-    let found: Vec<Result<Option<Mismatch>, ProbeError>> = (0..index.size())
+    )
+}
+
+/// Checks a sector of losses files (see `packed.rs`), whose values a
+/// one-ply search finds: each position's value found so against the one
+/// its children's, found the same way, give. Every position, or the sample
+/// of `verify --sample` (count and seed). Like the raw check it proves the
+/// values, distances included, of a losses file with plies.
+///
+/// # Errors
+/// A damaged file, or a child's sector missing.
+pub fn check_losses(
+    tablebase: &Tablebase,
+    sector: SectorKey,
+    limit: usize,
+    sample: Option<(u64, u64)>,
+) -> Result<Checked, ProbeError> {
+    let size = sector_index(tablebase, sector).size();
+    // A win found has a lost child and is one ply slower than the fastest:
+    // what its children's values give, so it stands. A draw or loss found
+    // is checked against all its children's values, each found by its own
+    // search: two plies.
+    let values = |_, p: &Position| {
+        Ok(if tablebase.is_wdl_only() {
+            let found = tablebase.wdl_of_checked(p)?;
+            let given = match found {
+                Wdl::Win => found,
+                _ => recompute_wdl(tablebase, p)?,
+            };
+            (Found::Wdl(found), Found::Wdl(given))
+        } else {
+            let found = tablebase.value_of_checked(p)?;
+            let given = match found {
+                Value::Win(_) => found,
+                _ => recompute(tablebase, p)?,
+            };
+            (Found::Distance(found), Found::Distance(given))
+        })
+    };
+    match sample {
+        None => check_indices(tablebase, sector, limit, size, |i| i, values),
+        Some(_) if size == 0 => Ok(Checked::default()),
+        Some((count, seed)) => {
+            let pick = super::sample_indices(sector, seed, size);
+            check_indices(tablebase, sector, limit, count, pick, values)
+        }
+    }
+}
+
+/// [`check_each`] of the `count` positions at `index_of(0..count)`.
+fn check_indices(
+    tablebase: &Tablebase,
+    sector: SectorKey,
+    limit: usize,
+    count: u64,
+    index_of: impl Fn(u64) -> u64 + Sync,
+    stored_and_recomputed: impl Fn(u64, &Position) -> Result<(Found, Found), ProbeError> + Sync,
+) -> Result<Checked, ProbeError> {
+    let index = sector_index(tablebase, sector);
+    let found: Vec<Result<Option<Mismatch>, ProbeError>> = (0..count)
         .into_par_iter()
-        .map(|i| {
+        .map(|n| {
+            let i = index_of(n);
             let position = index.position(i, sector.us_hand, sector.them_hand);
             let (stored, recomputed) = stored_and_recomputed(i, &position)?;
             Ok((stored != recomputed).then_some(Mismatch {
@@ -143,7 +207,7 @@ pub(super) fn check_each(
         .filter(|r| !matches!(r, Ok(None)))
         .collect();
     let mut checked = Checked {
-        positions: index.size(),
+        positions: count,
         ..Checked::default()
     };
     for r in found {

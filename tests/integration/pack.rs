@@ -3,9 +3,16 @@
 
 use std::path::Path;
 
-use morris::db::{Packing, SectorFile, sector_files, write_packed};
+use morris::db::{LossMark, Packing, SectorFile, sector_files, write_packed};
 use morris::index::SectorIndex;
-use morris::{Selection, Tablebase, Variant, Wdl};
+use morris::{Selection, Tablebase, Value, Variant, Wdl};
+
+const PACKINGS: [Packing; 4] = [
+    Packing::Losses,
+    Packing::LossBits,
+    Packing::Plain,
+    Packing::PlainWdl,
+];
 
 use crate::solver::solve_into;
 
@@ -14,7 +21,7 @@ pub fn pack_folder(raw: &Path, packed: &Path) {
 }
 
 /// `morris pack` with `extra` arguments (`--wdl`).
-fn pack_folder_as(raw: &Path, packed: &Path, extra: &[&str]) {
+pub fn pack_folder_as(raw: &Path, packed: &Path, extra: &[&str]) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
         .args([
             "pack",
@@ -41,55 +48,86 @@ fn morris_in(args: &[&str]) -> std::process::Output {
 }
 
 /// Every value of every sector of six and of standard up to 8 men reads
-/// the same from the packed folders, in full and win/draw/loss only;
-/// `verify` and `stats` pass on them.
+/// the same from the packed folders, the losses (the default) and plain, in
+/// full and win/draw/loss only; `verify` and `stats` pass on them.
 #[test]
 fn packed_folders_hold_the_same_values() {
     for (name, selection) in [("six", Selection::All), ("standard", Selection::MaxMen(8))] {
         let variant = Variant::by_name(name).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        let (raw, packed, wdl) = (
-            dir.path().join("raw"),
-            dir.path().join("packed"),
-            dir.path().join("wdl"),
-        );
+        let folder = |kind: &str| dir.path().join(kind);
+        let (raw, packed, wdl) = (folder("raw"), folder("packed"), folder("wdl"));
+        let (plain, plain_wdl) = (folder("plain"), folder("plain-wdl"));
         solve_into(&raw, variant, selection);
         pack_folder(&raw, &packed);
         pack_folder_as(&raw, &wdl, &["--wdl"]);
-        let (a, b, c) = (
-            Tablebase::open(&raw, variant).unwrap(),
-            Tablebase::open_folder(&packed).unwrap(),
-            Tablebase::open_folder(&wdl).unwrap(),
-        );
-        assert!(c.is_wdl_only() && !b.is_wdl_only());
+        pack_folder_as(&raw, &plain, &["--plain"]);
+        pack_folder_as(&raw, &plain_wdl, &["--plain", "--wdl"]);
+        let a = Tablebase::open(&raw, variant).unwrap();
+        let open = |dir: &Path| Tablebase::open_folder(dir).unwrap();
+        let (b, c, d, e) = (open(&packed), open(&wdl), open(&plain), open(&plain_wdl));
+        assert!(c.is_wdl_only() && e.is_wdl_only() && !b.is_wdl_only() && !d.is_wdl_only());
         for sector in sector_files(&raw).unwrap() {
-            let (fa, fb, fc) = (
-                a.sector(sector).unwrap(),
-                b.sector(sector).unwrap(),
-                c.sector(sector).unwrap(),
+            let fa = a.sector(sector).unwrap();
+            let files = [&b, &c, &d, &e].map(|t| t.sector(sector).unwrap());
+            for (f, packing) in files.iter().zip(PACKINGS) {
+                assert!(f.is_packed() && Packing::of(&f.header) == packing);
+                f.verify_checksum().unwrap();
+            }
+            let [fb, fc, fd, fe] = files;
+            let index = SectorIndex::of(
+                variant.board,
+                sector.us_board as usize,
+                sector.them_board as usize,
             );
-            assert!(fb.is_packed() && !fa.is_packed() && fc.header.wdl_only);
-            fb.verify_checksum().unwrap();
-            fc.verify_checksum().unwrap();
             for i in 0..fa.header.positions {
                 let value = fa.value(i).unwrap();
-                assert_eq!(value, fb.value(i).unwrap(), "{name} {sector} {i}");
-                assert_eq!(Wdl::of(value), fc.wdl(i).unwrap(), "{name} {sector} {i}");
+                let lost = match value {
+                    Value::Loss(n) => LossMark::Lost(Some(n)),
+                    _ => LossMark::NotLost,
+                };
+                assert_eq!(lost, fb.loss_mark(i).unwrap(), "{name} {sector} {i}");
+                assert_eq!(value, fd.value(i).unwrap(), "{name} {sector} {i}");
+                assert_eq!(Wdl::of(value), fe.wdl(i).unwrap(), "{name} {sector} {i}");
+                let bit = match lost {
+                    LossMark::Lost(_) => LossMark::Lost(None),
+                    LossMark::NotLost => LossMark::NotLost,
+                };
+                assert_eq!(bit, fc.loss_mark(i).unwrap(), "{name} {sector} {i}");
+                // A win or draw is found by a search: through the tablebase.
+                if i % 7 == 0 || name == "six" {
+                    let pos = index.position(i, sector.us_hand, sector.them_hand);
+                    assert_eq!(value, b.value(&pos).unwrap(), "{name} {sector} {i}");
+                    assert_eq!(Wdl::of(value), c.wdl(&pos).unwrap(), "{name} {sector} {i}");
+                }
             }
-            // A win/draw/loss-only file has no distances to give.
-            assert!(fc.value(0).is_err());
-            let (sa, sc) = (
-                a.sector_stats(sector).unwrap(),
-                c.sector_stats(sector).unwrap(),
-            );
-            assert_eq!(sa.wins, b.sector_stats(sector).unwrap().wins);
-            assert_eq!(
-                (sa.wins, sa.losses, sa.draws),
-                (sc.wins, sc.losses, sc.draws)
-            );
+            // Files without distances have none to give, and a losses file
+            // gives no value without its search.
+            assert!(fc.value(0).is_err() && fe.value(0).is_err() && fb.value(0).is_err());
+            let stats = |t: &Tablebase| {
+                let s = t.sector_stats(sector).unwrap();
+                (s.wins, s.losses, s.draws, s.longest_win, s.longest_loss)
+            };
+            let sa = stats(&a);
+            assert_eq!(sa, stats(&b), "{name} {sector}");
+            assert_eq!(sa, stats(&d), "{name} {sector}");
+            for t in [&c, &e] {
+                assert_eq!((sa.0, sa.1, sa.2, 0, 0), stats(t), "{name} {sector}");
+            }
         }
-        for folder in [&packed, &wdl] {
-            let verify = morris_in(&["verify", "--db", folder.to_str().unwrap()]);
+        for (folder, searched) in [
+            (&packed, true),
+            (&wdl, true),
+            (&plain, false),
+            (&plain_wdl, false),
+        ] {
+            let mut args = vec!["verify", "--db", folder.to_str().unwrap()];
+            // A losses folder is checked by a two-ply search: on the
+            // standard board's flying sectors, thousands of probes each.
+            if searched && name == "standard" {
+                args.extend(["--sample", "2000"]);
+            }
+            let verify = morris_in(&args);
             assert!(
                 verify.status.success(),
                 "{}",
@@ -239,8 +277,9 @@ fn damaged_packed_files_never_give_a_wrong_value() {
     solve_into(&raw, six, Selection::MaxMen(8));
     let good = Tablebase::open(&raw, six).unwrap();
     let index = SectorIndex::of(six.board, 4, 4);
-    for (packing, name) in [(Packing::Full, "packed"), (Packing::WdlOnly, "wdl")] {
-        let packed = dir.path().join(name);
+    for packing in PACKINGS {
+        let name = format!("{packing:?}");
+        let packed = dir.path().join(&name);
         std::fs::create_dir_all(&packed).unwrap();
         Tablebase::create_packed(&packed, six, packing).unwrap();
         let source = SectorFile::open(&raw.join("4-4.mdb"), false).unwrap();
@@ -271,7 +310,7 @@ fn damaged_packed_files_never_give_a_wrong_value() {
             for i in (0..index.size()).step_by(101) {
                 let pos = index.position(i, 0, 0);
                 let right = good.value(&pos).unwrap();
-                if packing == Packing::Full
+                if !packing.wdl_only()
                     && let Ok(v) = tb.value(&pos)
                 {
                     assert_eq!(v, right, "index {i}");
