@@ -1,6 +1,6 @@
-//! Packed sector files (format version 3): a sector's values in blocks of
-//! 2^14, each compressed with zstd, so a probe decodes one block, not a
-//! whole file. What a block holds depends on the value encoding:
+//! Packed sector files (format version 3): a sector's values in blocks that
+//! decode to 16 KiB, each compressed with zstd, so a probe decodes one
+//! block, not a whole file. What a block holds depends on the value encoding:
 //!
 //! - 6, losses (what `morris pack` writes): the plies of each lost position,
 //!   a byte as in a raw file, and 255 for every position not lost. A win in
@@ -49,9 +49,10 @@ use super::mapped::u64_le;
 use super::value::{Value, Wdl};
 use crate::rules::Variant;
 
-/// Values per compressed block, as a power of two: a random probe decodes
-/// one (about 8 µs here); 4 KiB blocks took 12% more space.
-pub const PACKED_BLOCK_BITS: u32 = 14;
+/// Bytes a compressed block decodes to, as a power of two: a random probe
+/// decodes one (about 8 µs here); 4 KiB blocks took 12% more space (28% in
+/// a losses file).
+pub const PACKED_BLOCK_BYTES_BITS: u32 = 14;
 /// zstd's level when packing: most of the size of its slow levels, at tens
 /// of megabytes per second per core.
 const LEVEL: i32 = 12;
@@ -115,6 +116,11 @@ impl Packing {
         }
     }
 
+    /// log2 of the positions per block: as many as decode to 16 KiB.
+    pub fn block_bits(self) -> u32 {
+        PACKED_BLOCK_BYTES_BITS + self.codes_per_byte().trailing_zeros()
+    }
+
     /// Codes per byte of a decoded block.
     fn codes_per_byte(self) -> usize {
         match self {
@@ -148,10 +154,10 @@ pub fn write_packed(dir: &Path, raw: &SectorFile, packing: Packing) -> Result<Pa
     }
     raw.verify_checksum()?;
     let mut header = raw.header.clone();
-    header.block_bits = PACKED_BLOCK_BITS;
+    header.block_bits = packing.block_bits();
     header.wdl_only = packing.wdl_only();
     header.losses_only = packing.losses_only();
-    let block_len = 1usize << PACKED_BLOCK_BITS;
+    let block_len = 1usize << header.block_bits;
     let blocks: Vec<(Vec<u8>, Wins)> = bytes
         .par_chunks(block_len)
         .enumerate()
