@@ -433,6 +433,8 @@ impl Tablebase {
     }
 
     /// The value of any position of play of the variant, from the side to move.
+    /// In a folder packed as losses (`morris pack`) a position not lost is
+    /// valued by a one-ply search over its children's losses.
     ///
     /// # Errors
     /// A position that is not one of play, or a missing or damaged sector file.
