@@ -188,6 +188,7 @@ pub fn verify(
     } else {
         Vec::new()
     };
+    let packed = folder_storage(tablebase.dir()).is_packed();
     for &sector in &sectors {
         let checksum = tablebase.sector(sector)?.header.checksum;
         if passed.contains(&(sector, checksum)) {
@@ -197,7 +198,7 @@ pub fn verify(
         }
         let sector_started = Instant::now();
         let checked = verify_sector(tablebase, sector, how, 5)?;
-        if folder_storage(tablebase.dir()).is_packed() {
+        if packed {
             // Its blocks were kept decoded: memory for the next sector.
             tablebase.forget_all();
         }

@@ -164,8 +164,9 @@ pub enum Command {
     /// codes compressed with zstd, each checked when first read): every
     /// command reads it like the original. It keeps the lost positions
     /// (with their plies): a win or draw is found when probed by a one-ply
-    /// search over the children, so probes are two to four times slower
-    /// than with --plain, for files three to four times smaller. Resumable.
+    /// search over the children, so probes are two to five times slower
+    /// than with --plain, for files a third to a quarter of the size (on
+    /// the sectors up to 6-6). Resumable.
     Pack {
         #[command(flatten)]
         db: DbArg,
@@ -178,7 +179,7 @@ pub enum Command {
         #[arg(long)]
         wdl: bool,
         /// Keep every value as it is (or its win/draw/loss with --wdl): no
-        /// search when probed, about three times the size. A folder under
+        /// search when probed, three to four times the size. A folder under
         /// the move-count rule is always packed plain.
         #[arg(long)]
         plain: bool,

@@ -377,12 +377,23 @@ impl SectorFile {
         }
     }
 
-    /// A losses file's record of its sector's wins; `None` for other files.
-    pub fn wins(&self) -> Option<Wins> {
-        match &self.body {
-            Body::Packed(body) => body.wins(),
-            Body::Raw(_) => None,
+    /// A losses file's record of its sector's wins, checked with the rest
+    /// of its table against the header's body checksum; `None` for other
+    /// files.
+    ///
+    /// # Errors
+    /// A table that fails the checksum.
+    pub fn wins(&self) -> Result<Option<Wins>, FileError> {
+        let Body::Packed(body) = &self.body else {
+            return Ok(None);
+        };
+        if xxhash_rust::xxh3::xxh3_64(body.table()) != self.header.checksum {
+            return Err(FileError::corrupted(
+                self.path(),
+                "its block table fails the header's checksum",
+            ));
         }
+        Ok(body.wins())
     }
 
     /// The value under the move-count rule of `n` plies at `index`.

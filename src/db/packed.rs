@@ -7,11 +7,11 @@
 //!   n is a position with a child lost in n - 1 (the fewest), a draw one not
 //!   lost with no lost child: a one-ply search over the children's bytes
 //!   gives both, exactly. Wins and draws sharing one byte is what makes these
-//!   files three times smaller than the value bytes.
+//!   files several times smaller than the value bytes (see the README).
 //! - 7, loss bits (`--wdl`): one bit per position, 1 for lost, eight to a
 //!   byte; a one-ply search tells a win from a draw.
 //! - 2 (or 4 under the move-count rule), plain (`--plain`): the value bytes
-//!   of a raw file as they are. No search, three times larger.
+//!   of a raw file as they are. No search, several times larger.
 //! - 5, plain win/draw/loss (`--plain --wdl`): two-bit codes, four to a byte.
 //!
 //! ```text
@@ -348,7 +348,7 @@ pub fn same_values(raw: &SectorFile, packed: &SectorFile) -> Result<(), FileErro
         return Err(e);
     }
     if packing.losses_only() {
-        same &= packed.wins() == Some(wins);
+        same &= packed.wins()? == Some(wins);
     }
     if same && at == bytes.len() {
         Ok(())

@@ -149,6 +149,7 @@ impl Tablebase {
         };
         let wins = file
             .wins()
+            .map_err(|source| self.damaged(sector, None, source))?
             .ok_or_else(|| damaged("it has no record of its wins"))?;
         if file.header.wdl_only {
             if counts[2..].iter().any(|&n| n > 0) {
@@ -174,9 +175,8 @@ impl Tablebase {
                 .map_err(|_| damaged("its record of its wins is out of range"))?;
         }
         stats.wins = wins.count;
-        stats.draws = stats
-            .positions
-            .checked_sub(stats.wins + stats.losses)
+        stats.draws = (stats.wins.checked_add(stats.losses))
+            .and_then(|decided| stats.positions.checked_sub(decided))
             .ok_or_else(|| damaged("its record of its wins is out of range"))?;
         Ok(stats)
     }

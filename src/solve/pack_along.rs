@@ -20,6 +20,8 @@ use crate::index::{SectorGraph, SectorKey};
 pub(super) struct PackAlong<'a> {
     raw: &'a Tablebase,
     packed: Tablebase,
+    /// What the packed files keep (what `morris pack` writes).
+    packing: Packing,
     /// Per sector, the sectors whose moves lead into it.
     readers: HashMap<SectorKey, Vec<SectorKey>>,
     /// The most bytes both folders held after a unit.
@@ -34,11 +36,8 @@ impl<'a> PackAlong<'a> {
         dir: &Path,
         graph: &SectorGraph,
     ) -> Result<Self, SolveError> {
-        let packed = Tablebase::create_packed(
-            dir,
-            raw.variant(),
-            Packing::new(raw.variant(), false, false),
-        )?;
+        let packing = Packing::new(raw.variant(), false, false);
+        let packed = Tablebase::create_packed(dir, raw.variant(), packing)?;
         remove_stale_temp_files(dir, &[]);
         let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
         for s in graph.sectors() {
@@ -49,6 +48,7 @@ impl<'a> PackAlong<'a> {
         Ok(PackAlong {
             raw,
             packed,
+            packing,
             readers,
             peak_disk: 0,
         })
@@ -91,13 +91,9 @@ impl<'a> PackAlong<'a> {
         let raw = self.raw.sector(sector)?;
         let path = self.packed.dir().join(file_name(sector));
         let kept = SectorFile::open(&path, false)
-            .is_ok_and(|f| f.is_packed() && f.verify_checksum().is_ok());
+            .is_ok_and(|f| Packing::of(&f.header) == self.packing && f.verify_checksum().is_ok());
         if !kept {
-            write_packed(
-                self.packed.dir(),
-                &raw,
-                Packing::new(self.raw.variant(), false, false),
-            )?;
+            write_packed(self.packed.dir(), &raw, self.packing)?;
         }
         same_values(&raw, &SectorFile::open(&path, false)?)?;
         let index = index_file_name(sector.us_board, sector.them_board);

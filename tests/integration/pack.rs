@@ -298,11 +298,17 @@ fn damaged_packed_files_never_give_a_wrong_value() {
         ] {
             damaged_files.push(original[..cut].to_vec());
         }
-        for at in (0..original.len()).step_by((original.len() / 150).max(1)) {
+        // Every byte of the header and block table (a losses file's wins
+        // record among them), then bytes spread over the blocks.
+        let table_end = 128 + 16 * source.header.positions.div_ceil(1 << packing.block_bits()) + 24;
+        let spread = (0..original.len()).step_by((original.len() / 150).max(1));
+        for at in (0..table_end as usize).chain(spread) {
             let mut flipped = original.clone();
             flipped[at] ^= 0x10;
             damaged_files.push(flipped);
         }
+        let sector = morris::index::SectorKey::movement(4, 4);
+        let right_stats = good.sector_stats(sector).unwrap();
         damaged_files.push(vec![0x5a; original.len()]);
         for bytes in damaged_files {
             std::fs::write(&path, &bytes).unwrap();
@@ -319,8 +325,20 @@ fn damaged_packed_files_never_give_a_wrong_value() {
                     assert_eq!(v, Wdl::of(right), "{name} index {i}");
                 }
             }
+            // Statistics: an error or the right ones, never wrong counts.
+            if let Ok(s) = tb.sector_stats(sector) {
+                let counts = |s: &morris::db::SectorStats| (s.wins, s.losses, s.draws);
+                assert_eq!(counts(&s), counts(&right_stats), "{name}");
+                if !packing.wdl_only() {
+                    assert_eq!(
+                        (s.longest_win, s.longest_loss),
+                        (right_stats.longest_win, right_stats.longest_loss),
+                        "{name}"
+                    );
+                }
+            }
             if bytes != original {
-                let whole = tb.verify_checksum(morris::index::SectorKey::movement(4, 4));
+                let whole = tb.verify_checksum(sector);
                 assert!(
                     whole.is_err(),
                     "{name}: damage unnoticed by the whole-file check"
