@@ -11,6 +11,10 @@
 //! table lookups (see [`Blocks`]). Visiting
 //! in index order instead reads each child from a random place of a file of
 //! hundreds of megabytes.
+//!
+//! The moves are generated here ([`Forward::for_each_child`]), to the rules
+//! of [`Variant::for_each_move`] but without building each child as a
+//! position: that halved the time of a placement sector's check.
 
 use std::sync::Arc;
 
@@ -19,7 +23,7 @@ use rayon::prelude::*;
 use super::{Checked, Found, Mismatch};
 use crate::db::{ClockValue, Fold, ProbeError, SectorFile, Tablebase, Value, Wdl};
 use crate::index::{SectorIndex, SectorKey, UsBlock, binomial, for_each_subset};
-use crate::rules::{Bitboard, Move, Outcome, Position, Variant};
+use crate::rules::{Bitboard, Outcome, Point, Position, Variant};
 use crate::system::{prefetch, prefetch_range};
 
 /// Groups (sets of the other side's men) per parallel work item.
@@ -39,11 +43,34 @@ pub struct Forward<'a> {
     kinds: [[ChildSector; 2]; 2],
 }
 
-/// Where one child is, see [`Forward::locate`].
-enum Child<'f> {
+/// Where one child is, see [`Forward::child`].
+enum Child {
     Lost,
-    At(&'f SectorFile, SectorKey, u64),
-    Other,
+    At(Stored),
+    /// In a sector without a file: the position, for the tablebase.
+    Other(Position),
+}
+
+/// A stored value to read: at `index` of the file of `entry` (see
+/// [`Forward::file_of`]), whose byte is `raw` in a raw file.
+#[derive(Clone, Copy)]
+struct Stored {
+    entry: usize,
+    index: u64,
+    raw: Option<u8>,
+}
+
+/// The [`Stored::entry`] of the sector checked itself.
+const CHECKED_SECTOR: usize = usize::MAX;
+
+/// One move, as [`Forward::child`] needs it.
+#[derive(Clone, Copy)]
+struct ChildAt {
+    /// 1 for a placement, else 0.
+    placed: usize,
+    remove: Option<Point>,
+    from: Option<Point>,
+    to: Point,
 }
 
 /// Where the children of one kind of move are.
@@ -83,68 +110,90 @@ fn child_sector(
 }
 
 /// A worker's index lookups for one group of positions (one set of the
-/// other side's men): per child sector and mover's men met so far, its
+/// other side's men): per child sector and removed man (or none), its
 /// [`UsBlock`], and its base for the position being checked. A child's index
 /// then costs a couple of table lookups.
-#[derive(Default)]
-struct Blocks {
+///
+/// Every child's side to move has the group's men, less the man removed if
+/// any, so the child sector and the removed point name the block.
+struct Blocks<'f> {
+    /// The men of the group's other side that a mill may remove.
+    removable: Bitboard,
+    /// The value bytes of each child sector's file, if raw.
+    bytes: Vec<Option<&'f [u8]>>,
     slots: Vec<Slot>,
+    /// Counts the positions, so that a slot knows whose its base is.
+    position: u32,
+    /// Per child sector (an entry of [`Forward::children`]) and removed point
+    /// ([`NO_REMOVAL`] for none): 1 + the slot, or 0 while not looked up.
+    slot_of: Vec<[u8; NO_REMOVAL + 1]>,
 }
+
+/// The column of [`Blocks::slot_of`] for children that remove nothing.
+const NO_REMOVAL: usize = 32;
 
 struct Slot {
-    entry: usize,
-    mover: Bitboard,
     block: UsBlock,
-    /// The block's base for the current position's side to move, once needed.
-    base: Option<u32>,
+    /// The block's base for the side to move of position `base_of`.
+    base: u32,
+    base_of: u32,
 }
 
-impl Blocks {
-    /// A new group: nothing looked up yet.
-    fn clear(&mut self) {
+impl<'f> Blocks<'f> {
+    fn new(children: &'f [(SectorKey, Arc<SectorIndex>, Arc<SectorFile>)]) -> Blocks<'f> {
+        Blocks {
+            removable: Bitboard::EMPTY,
+            bytes: children.iter().map(|(_, _, file)| file.bytes()).collect(),
+            slots: Vec::new(),
+            position: 0,
+            slot_of: vec![[0; NO_REMOVAL + 1]; children.len()],
+        }
+    }
+
+    /// A new group, whose other side may lose the men `removable` to a
+    /// mill: nothing looked up yet.
+    fn clear(&mut self, removable: Bitboard) {
+        self.removable = removable;
         self.slots.clear();
+        self.slot_of.iter_mut().for_each(|row| row.fill(0));
     }
 
     /// A new position of the group: its bases are computed again.
     fn next_position(&mut self) {
-        for slot in &mut self.slots {
-            slot.base = None;
-        }
+        self.position = self.position.wrapping_add(1);
     }
 
-    /// The index of a child in sector `entry` whose mover has `mover`, reached
-    /// by `play` of the parent's men `us`.
+    /// The index of the child in sector `entry` of the move `at` from `pos`,
+    /// after which the mover has `after`.
     #[inline]
     fn index(
         &mut self,
         entry: usize,
         index: &SectorIndex,
-        us: Bitboard,
-        child: &Position,
-        play: Move,
+        pos: &Position,
+        at: ChildAt,
+        after: Bitboard,
     ) -> u64 {
-        let mover = child.us();
-        let at = match self
-            .slots
-            .iter()
-            .position(|s| s.entry == entry && s.mover == mover)
-        {
-            Some(at) => at,
-            None => {
+        let column = at.remove.map_or(NO_REMOVAL, usize::from);
+        let slot = match self.slot_of[entry][column] {
+            0 => {
+                let mover = at.remove.map_or(pos.them(), |r| pos.them().without(r));
                 self.slots.push(Slot {
-                    entry,
-                    mover,
                     block: index.us_block(mover),
-                    base: None,
+                    base: 0,
+                    base_of: self.position.wrapping_sub(1),
                 });
+                self.slot_of[entry][column] = self.slots.len() as u8;
                 self.slots.len() - 1
             }
+            n => n as usize - 1,
         };
-        let slot = &mut self.slots[at];
-        let base = *slot
-            .base
-            .get_or_insert_with(|| index.block_base(&slot.block, us));
-        index.index_in_block_after(&slot.block, base, child.them(), play.from, play.to)
+        let slot = &mut self.slots[slot];
+        if slot.base_of != self.position {
+            slot.base = index.block_base(&slot.block, pos.us());
+            slot.base_of = self.position;
+        }
+        index.index_in_block_after(&slot.block, slot.base, after, at.from, at.to)
     }
 }
 
@@ -190,22 +239,18 @@ impl<'a> Forward<'a> {
         })
     }
 
-    /// The stored value at `index` of a checked file (see [`Forward::new`]).
+    /// The stored value `at` of a checked file (see [`Forward::new`]), of
+    /// the position `pos` if known (a child's is not built).
     #[inline]
-    fn stored(
-        &self,
-        file: &SectorFile,
-        key: SectorKey,
-        index: u64,
-        pos: &Position,
-    ) -> Result<Value, ProbeError> {
-        let raw = file.bytes().map(|b| b[index as usize]);
-        match raw.and_then(Value::from_byte) {
+    fn stored(&self, at: Stored, pos: Option<&Position>) -> Result<Value, ProbeError> {
+        match at.raw.and_then(Value::from_byte) {
             Some(v) => Ok(v),
             // Only an escaped value or a packed file needs more.
-            None => file
-                .value(index)
-                .map_err(|source| self.tablebase.damaged(key, Some(pos), source)),
+            None => {
+                let (file, key) = self.file_of(at.entry);
+                file.value(at.index)
+                    .map_err(|source| self.tablebase.damaged(key, pos, source))
+            }
         }
     }
 
@@ -213,63 +258,146 @@ impl<'a> Forward<'a> {
     #[inline]
     fn stored_clock(
         &self,
-        file: &SectorFile,
-        key: SectorKey,
-        index: u64,
-        pos: &Position,
+        at: Stored,
+        pos: Option<&Position>,
         n: u8,
     ) -> Result<ClockValue, ProbeError> {
-        let raw = file.bytes().map(|b| b[index as usize]);
-        match raw.and_then(|b| ClockValue::from_byte(b, n)) {
+        match at.raw.and_then(|b| ClockValue::from_byte(b, n)) {
             Some(v) => Ok(v),
             // A packed file, or a byte that is no value: the checked path says which.
-            None => file
-                .clock_value(index, n)
-                .map_err(|source| self.tablebase.damaged(key, Some(pos), source)),
+            None => {
+                let (file, key) = self.file_of(at.entry);
+                file.clock_value(at.index, n)
+                    .map_err(|source| self.tablebase.damaged(key, pos, source))
+            }
         }
-    }
-
-    /// The stored value at `index` of a checked file, as the folder's rule
-    /// reads it.
-    fn stored_found(
-        &self,
-        file: &SectorFile,
-        key: SectorKey,
-        index: u64,
-        pos: &Position,
-    ) -> Result<Found, ProbeError> {
-        if self.tablebase.is_wdl_only() {
-            return self.stored_wdl(file, key, index, pos).map(Found::Wdl);
-        }
-        Ok(match self.variant.n_move {
-            Some(n) => Found::Clock(self.stored_clock(file, key, index, pos, n)?),
-            None => Found::Distance(self.stored(file, key, index, pos)?),
-        })
     }
 
     /// The stored value of a position of a win/draw/loss-only folder.
     #[inline]
-    fn stored_wdl(
-        &self,
-        file: &SectorFile,
-        key: SectorKey,
-        index: u64,
-        pos: &Position,
-    ) -> Result<Wdl, ProbeError> {
-        file.wdl(index)
-            .map_err(|source| self.tablebase.damaged(key, Some(pos), source))
+    fn stored_wdl(&self, at: Stored, pos: Option<&Position>) -> Result<Wdl, ProbeError> {
+        let (file, key) = self.file_of(at.entry);
+        file.wdl(at.index)
+            .map_err(|source| self.tablebase.damaged(key, pos, source))
     }
 
-    /// Where the child of `play` (from a position whose mover has `us`) is.
+    /// The file and sector of a [`Stored::entry`].
+    fn file_of(&self, entry: usize) -> (&SectorFile, SectorKey) {
+        match entry {
+            CHECKED_SECTOR => (&self.file, self.sector),
+            _ => (&self.children[entry].2, self.children[entry].0),
+        }
+    }
+
+    /// The stored value `at` of a checked file, as the folder's rule reads it.
+    fn stored_found(&self, at: Stored, pos: &Position) -> Result<Found, ProbeError> {
+        if self.tablebase.is_wdl_only() {
+            return self.stored_wdl(at, Some(pos)).map(Found::Wdl);
+        }
+        Ok(match self.variant.n_move {
+            Some(n) => Found::Clock(self.stored_clock(at, Some(pos), n)?),
+            None => Found::Distance(self.stored(at, Some(pos))?),
+        })
+    }
+
+    /// Every child of `pos`, with whether its move closed a mill (with a
+    /// removal or not), until `f` returns false.
+    ///
+    /// The moves are generated here rather than by
+    /// [`Variant::for_each_move`], to the same rules (the oracle's tests hold
+    /// the two together): a child is wanted as an index, never as a
+    /// position, and the other side's removable men are the group's
+    /// ([`Blocks::clear`]).
     #[inline]
-    fn locate(&self, play: Move, child: &Position, us: Bitboard, blocks: &mut Blocks) -> Child<'_> {
-        match self.kinds[play.from.is_none() as usize][play.remove.is_some() as usize] {
+    fn for_each_child(
+        &self,
+        pos: &Position,
+        blocks: &mut Blocks,
+        mut f: impl FnMut(Child, bool) -> bool,
+    ) {
+        let variant = self.variant;
+        if variant.static_outcome(pos).is_some() {
+            return;
+        }
+        let board = variant.board;
+        let (us, them) = (pos.us(), pos.them());
+        debug_assert_eq!(blocks.removable, variant.removable(them));
+        let removable = blocks.removable;
+        let empty = board.all() & !(us | them);
+        let hand = pos.us_hand();
+        blocks.next_position();
+        // One move of the side to move's men, `from` (none: a placement) to `to`.
+        let mut step = |from: Option<Point>, to: Point, after: Bitboard| -> bool {
+            let placed = from.is_none() as usize;
+            let mill = board.closes_mill(after, to);
+            if !mill || removable.is_empty() {
+                let child = self.child(
+                    ChildAt {
+                        placed,
+                        remove: None,
+                        from,
+                        to,
+                    },
+                    pos,
+                    after,
+                    blocks,
+                );
+                return f(child, mill);
+            }
+            for r in removable {
+                let child = self.child(
+                    ChildAt {
+                        placed,
+                        remove: Some(r),
+                        from,
+                        to,
+                    },
+                    pos,
+                    after,
+                    blocks,
+                );
+                if !f(child, true) {
+                    return false;
+                }
+            }
+            true
+        };
+        if hand > 0 {
+            for to in empty {
+                if !step(None, to, us.with(to)) {
+                    return;
+                }
+            }
+        }
+        if variant.may_slide(hand) {
+            let flying = variant.flies(us.count(), hand);
+            for from in us {
+                let left = us.without(from);
+                for to in board.moves_from(from, empty, flying) {
+                    if !step(Some(from), to, left.with(to)) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where the child of one move from `pos` is: its side to move is the
+    /// other side of `pos` (less the removed man), its other side `after`.
+    #[inline]
+    fn child(&self, at: ChildAt, pos: &Position, after: Bitboard, blocks: &mut Blocks) -> Child {
+        match self.kinds[at.placed][at.remove.is_some() as usize] {
             ChildSector::Lost => Child::Lost,
             ChildSector::File(entry) => {
-                let (key, index, file) = &self.children[entry];
-                Child::At(file, *key, blocks.index(entry, index, us, child, play))
+                let index = blocks.index(entry, &self.children[entry].1, pos, at, after);
+                let raw = blocks.bytes[entry].map(|b| b[index as usize]);
+                Child::At(Stored { entry, index, raw })
             }
-            ChildSector::Other => Child::Other,
+            ChildSector::Other => {
+                let mover = at.remove.map_or(pos.them(), |r| pos.them().without(r));
+                let hand = pos.us_hand() - at.placed as u8;
+                Child::Other(Position::from_sides(mover, pos.them_hand(), after, hand))
+            }
         }
     }
 
@@ -290,23 +418,19 @@ impl<'a> Forward<'a> {
         }
         let mut fold = Fold::new();
         let mut error = None;
-        blocks.next_position();
-        let us = pos.us();
-        self.variant.for_each_move(pos, |play, child| {
-            // Nothing beats winning at once: the rest cannot change the value.
-            if error.is_some() || fold.shortest_win() == Some(1) {
-                return;
-            }
-            let value = match self.locate(play, &child, us, blocks) {
+        self.for_each_child(pos, blocks, |child, _| {
+            let value = match child {
                 Child::Lost => Ok(Value::Loss(0)),
-                Child::At(file, key, at) => self.stored(file, key, at, &child),
+                Child::At(at) => self.stored(at, None),
                 // A sector without a file: the tablebase answers or explains.
-                Child::Other => self.tablebase.value(&child),
+                Child::Other(child) => self.tablebase.value(&child),
             };
             match value {
                 Ok(v) => fold.add(v),
                 Err(e) => error = Some(e),
             }
+            // Nothing beats winning at once: the rest cannot change the value.
+            error.is_none() && fold.shortest_win() != Some(1)
         });
         error.map_or(Ok(fold.value()), Err)
     }
@@ -318,21 +442,17 @@ impl<'a> Forward<'a> {
         }
         let mut best = None;
         let mut error = None;
-        blocks.next_position();
-        let us = pos.us();
-        self.variant.for_each_move(pos, |play, child| {
-            if error.is_some() || best == Some(Wdl::Win) {
-                return;
-            }
-            let value = match self.locate(play, &child, us, blocks) {
+        self.for_each_child(pos, blocks, |child, _| {
+            let value = match child {
                 Child::Lost => Ok(Wdl::Loss),
-                Child::At(file, key, at) => self.stored_wdl(file, key, at, &child),
-                Child::Other => self.tablebase.wdl(&child),
+                Child::At(at) => self.stored_wdl(at, None),
+                Child::Other(child) => self.tablebase.wdl(&child),
             };
             match value {
                 Ok(v) => best = best.max(Some(v.from_parent())),
                 Err(e) => error = Some(e),
             }
+            error.is_none() && best != Some(Wdl::Win)
         });
         // No move at all: blocked, lost.
         error.map_or(Ok(best.unwrap_or(Wdl::Loss)), Err)
@@ -349,26 +469,19 @@ impl<'a> Forward<'a> {
         if self.variant.static_outcome(pos) == Some(Outcome::Drawn) {
             return Ok(ClockValue::Draw);
         }
-        let board = self.variant.board;
         let mut best = ClockValue::best([]);
         let mut error = None;
-        blocks.next_position();
-        let us = pos.us();
-        self.variant.for_each_move(pos, |play, child| {
-            if error.is_some() || best == ClockValue::Win(1) {
-                return;
-            }
-            let value = match self.locate(play, &child, us, blocks) {
+        self.for_each_child(pos, blocks, |child, mill| {
+            let value = match child {
                 Child::Lost => Ok(ClockValue::Loss(0)),
-                Child::At(file, key, at) => self.stored_clock(file, key, at, &child, n),
-                Child::Other => self.tablebase.clock_value(&child),
+                Child::At(at) => self.stored_clock(at, None, n),
+                Child::Other(child) => self.tablebase.clock_value(&child),
             };
-            // A mill with nothing to remove is a mill too.
-            let mill = play.remove.is_some() || board.closes_mill(child.them(), play.to);
             match value {
                 Ok(v) => best = ClockValue::best([best, ClockValue::of_move(v, mill, n)]),
                 Err(e) => error = Some(e),
             }
+            error.is_none() && best != ClockValue::Win(1)
         });
         error.map_or(Ok(best), Err)
     }
@@ -386,7 +499,13 @@ impl<'a> Forward<'a> {
         // is fetched while the children are valued.
         prefetch(self.file.bytes().unwrap_or_default(), index);
         let recomputed = self.recompute(&pos, blocks)?;
-        let stored = self.stored_found(&self.file, self.sector, index, &pos)?;
+        let raw = self.file.bytes().map(|b| b[index as usize]);
+        let at = Stored {
+            entry: CHECKED_SECTOR,
+            index,
+            raw,
+        };
+        let stored = self.stored_found(at, &pos)?;
         found.positions += 1;
         if stored != recomputed {
             found.add(
@@ -416,7 +535,7 @@ impl<'a> Forward<'a> {
                 let (_, index, file) = &self.children[entry];
                 let bytes = file.bytes().unwrap_or_default();
                 let fetch = |mover: Bitboard| {
-                    prefetch_range(bytes, index.class_range(&index.us_block(mover).class));
+                    prefetch_range(bytes, index.class_range(&index.us_class(mover)));
                 };
                 if removed == 0 {
                     fetch(them);
@@ -440,14 +559,15 @@ impl<'a> Forward<'a> {
         (0..groups.div_ceil(GROUPS_PER_ITEM))
             .into_par_iter()
             .map(|item| {
-                let (mut blocks, mut found) = (Blocks::default(), Checked::default());
+                let mut blocks = Blocks::new(&self.children);
+                let mut found = Checked::default();
                 let mut result = Ok(());
                 let ranks = item * GROUPS_PER_ITEM..(item + 1) * GROUPS_PER_ITEM;
                 // Each group's child blocks are prefetched while the group
                 // before it is checked.
                 let mut previous = None;
                 let mut check_group = |them: Bitboard| {
-                    blocks.clear();
+                    blocks.clear(self.variant.removable(them));
                     for class in &classes {
                         if result.is_err()
                             || !(class.us & them).is_empty()
@@ -492,9 +612,85 @@ impl<'a> Forward<'a> {
                 let index = pick(n);
                 let mut found = Checked::default();
                 let pos = self.index.position(index, s.us_hand, s.them_hand);
-                self.check_one(index, pos, &mut Blocks::default(), &mut found, limit)?;
+                let mut blocks = Blocks::new(&self.children);
+                blocks.clear(self.variant.removable(pos.them()));
+                self.check_one(index, pos, &mut blocks, &mut found, limit)?;
                 Ok(found)
             })
             .try_reduce(Checked::default, |a, b| Ok(a.merge(b, limit)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::SectorGraph;
+    use crate::solve::{Selection, SolveOptions, solve};
+
+    /// The check's own move loop gives the children [`Variant::for_each_move`]
+    /// gives, each at the index its sector's index gives and with the same
+    /// mill, in every variant (placing while able to move, flying, removal
+    /// rules, a full board) on the sectors of up to three men a side.
+    #[test]
+    fn the_move_loop_gives_the_rules_children() {
+        for variant in Variant::all() {
+            let dir = tempfile::tempdir().unwrap();
+            let reachable: Vec<SectorKey> = SectorGraph::reachable(variant).sectors().collect();
+            let sectors: Vec<SectorKey> = reachable
+                .into_iter()
+                .filter(|s| s.us_board + s.us_hand <= 3 && s.them_board + s.them_hand <= 3)
+                .collect();
+            let options = SolveOptions {
+                db: dir.path().to_path_buf(),
+                variant,
+                selection: Selection::Sectors(sectors.clone()),
+                pack: None,
+            };
+            solve(&options, &|_| {}).unwrap();
+            let (mut checked, mut with_hand) = (0u64, 0u64);
+            let tablebase = Tablebase::open(dir.path(), variant).unwrap();
+            for sector in sectors {
+                let forward = Forward::new(&tablebase, sector).unwrap();
+                for i in (0..forward.index.size()).step_by(7) {
+                    let pos = forward.index.position(i, sector.us_hand, sector.them_hand);
+                    let mut blocks = Blocks::new(&forward.children);
+                    blocks.clear(variant.removable(pos.them()));
+                    let mut ours = Vec::new();
+                    forward.for_each_child(&pos, &mut blocks, |child, mill| {
+                        ours.push(match child {
+                            Child::Lost => (None, mill),
+                            Child::At(at) => (Some((forward.children[at.entry].0, at.index)), mill),
+                            Child::Other(p) => (Some((SectorKey::of(&p), u64::MAX)), mill),
+                        });
+                        true
+                    });
+                    let mut rules = Vec::new();
+                    variant.for_each_move(&pos, |play, child| {
+                        let mill = play.remove.is_some()
+                            || variant.board.closes_mill(child.them(), play.to);
+                        let key = SectorKey::of(&child);
+                        rules.push(if child.total(child.to_move) < 3 {
+                            (None, mill)
+                        } else {
+                            match forward.children.iter().find(|(k, _, _)| *k == key) {
+                                Some((_, index, _)) => (Some((key, index.index_of(&child))), mill),
+                                None => (Some((key, u64::MAX)), mill),
+                            }
+                        });
+                    });
+                    ours.sort_unstable();
+                    rules.sort_unstable();
+                    let board = variant.board;
+                    assert_eq!(ours, rules, "{}: {}", variant.name, pos.notation(board));
+                    checked += 1;
+                    with_hand += (sector.us_hand > 0) as u64;
+                }
+            }
+            assert!(
+                with_hand > 0,
+                "{}: {checked} positions, none with men in hand",
+                variant.name
+            );
+        }
     }
 }

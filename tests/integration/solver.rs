@@ -123,6 +123,17 @@ fn compare_small_game(variant: &'static Variant, men: usize) {
     solve_into(dir.path(), variant, Selection::Sectors(keys(&sectors)));
     let tb = Tablebase::open(dir.path(), variant).unwrap();
     compare_tablebase_with_oracle(&tb, &sectors);
+    // The fast check generates moves by its own loop: every variant's rules
+    // (placing while moving, flying, removal) must agree with its files.
+    for key in keys(&sectors) {
+        let checked = verify_sector(&tb, key, Check::All, 3).unwrap();
+        assert_eq!(
+            checked.total_mismatches,
+            0,
+            "{key}: {:?}",
+            checked.mismatches.first()
+        );
+    }
 }
 
 #[test]
