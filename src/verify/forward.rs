@@ -8,11 +8,11 @@
 //! children after a removal lie in one class per removed man. The class of a
 //! child's mover is looked up once per group, and what its index needs of the
 //! parent's men once per position, so a child's index costs a couple of
-//! table lookups (see [`Blocks`]). Visiting
+//! table lookups (see `Blocks`). Visiting
 //! in index order instead reads each child from a random place of a file of
 //! hundreds of megabytes.
 //!
-//! The moves are generated here ([`Forward::for_each_child`]), to the rules
+//! The moves are generated here (`Forward::for_each_child`), to the rules
 //! of [`Variant::for_each_move`] but without building each child as a
 //! position: that halved the time of a placement sector's check.
 
