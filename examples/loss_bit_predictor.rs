@@ -1,0 +1,116 @@
+//! How much a cheap predictor would shrink a sector's loss bits (the
+//! `pack --wdl` coding): each position's cell of four features (the mover's
+//! legal moves, capped at 10, and whether one closes a mill; the same for the
+//! other side) predicts "lost" where most of that cell's sampled positions
+//! are lost, and the bits stored would be lost XOR predicted. Prints the zstd
+//! size of both over the same blocks (every `EVERY`-th block of 131,072
+//! positions, as `pack --wdl` blocks them). A measurement for the README's
+//! packing section, not part of the format:
+//!
+//!     cargo run --release --example loss_bit_predictor -- ../dbs/standard 8-9 40
+
+use std::path::Path;
+
+use morris::db::{SectorFile, Value, file_name};
+use morris::index::{SectorIndex, SectorKey};
+use morris::rules::{Position, Variant};
+use rayon::prelude::*;
+
+/// Positions per block of the loss-bits coding.
+const PER_BLOCK: u64 = 131_072;
+/// zstd's level when packing.
+const LEVEL: i32 = 12;
+const MOVES_CAP: usize = 10;
+const CELLS: usize = (MOVES_CAP + 1) * 2 * (MOVES_CAP + 1) * 2;
+
+/// The legal moves of `pos`'s side to move, capped, and whether one closes a mill.
+fn mobility(variant: &Variant, pos: &Position) -> (usize, bool) {
+    let (mut moves, mut mill) = (0, false);
+    variant.for_each_move(pos, |play, child| {
+        moves += 1;
+        mill |= play.remove.is_some() || variant.board.closes_mill(child.them(), play.to);
+    });
+    (moves.min(MOVES_CAP), mill)
+}
+
+/// The predictor's cell of `pos`: both sides' [`mobility`].
+fn cell(variant: &Variant, pos: &Position) -> usize {
+    let (moves, mill) = mobility(variant, pos);
+    let other = Position::from_sides(pos.them(), pos.them_hand(), pos.us(), pos.us_hand());
+    let (other_moves, other_mill) = mobility(variant, &other);
+    ((moves * 2 + mill as usize) * (MOVES_CAP + 1) + other_moves) * 2 + other_mill as usize
+}
+
+/// zstd's size of `bits` packed eight to a byte, low bit first.
+fn packed_size(bits: &[bool]) -> usize {
+    let mut bytes = vec![0u8; bits.len().div_ceil(8)];
+    for (i, _) in bits.iter().enumerate().filter(|(_, b)| **b) {
+        bytes[i / 8] |= 1 << (i % 8);
+    }
+    zstd::bulk::compress(&bytes, LEVEL).expect("zstd").len()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, dir, sector, every] = &args[..] else {
+        eprintln!("usage: loss_bit_predictor DIR SECTOR EVERY (a raw standard folder)");
+        std::process::exit(2);
+    };
+    let variant = Variant::standard();
+    let key: SectorKey = sector.parse().expect("a sector such as 8-9");
+    let every: usize = every.parse().expect("a block stride");
+    let file = SectorFile::open(&Path::new(dir).join(file_name(key)), false).expect("a raw file");
+    let index = SectorIndex::of(
+        variant.board,
+        key.us_board as usize,
+        key.them_board as usize,
+    );
+    let size = index.size();
+    // Per sampled block: each position's lost bit and cell.
+    let blocks: Vec<(Vec<bool>, Vec<u16>)> = (0..size.div_ceil(PER_BLOCK))
+        .step_by(every)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|block| {
+            let range = block * PER_BLOCK..((block + 1) * PER_BLOCK).min(size);
+            range
+                .map(|i| {
+                    let lost = matches!(file.value(i).expect("a value"), Value::Loss(_));
+                    let pos = index.position(i, key.us_hand, key.them_hand);
+                    (lost, cell(variant, &pos) as u16)
+                })
+                .unzip()
+        })
+        .collect();
+    let mut counts = vec![[0u64; 2]; CELLS];
+    for (lost, cells) in &blocks {
+        for (&l, &c) in lost.iter().zip(cells) {
+            counts[c as usize][l as usize] += 1;
+        }
+    }
+    let predicted: Vec<bool> = counts.iter().map(|[not, lost]| lost > not).collect();
+    let (mut positions, mut lost_count, mut wrong, mut plain, mut residual) = (0, 0, 0, 0, 0);
+    for (lost, cells) in &blocks {
+        let errors: Vec<bool> = lost
+            .iter()
+            .zip(cells)
+            .map(|(&l, &c)| l ^ predicted[c as usize])
+            .collect();
+        positions += lost.len();
+        lost_count += lost.iter().filter(|l| **l).count();
+        wrong += errors.iter().filter(|e| **e).count();
+        plain += packed_size(lost);
+        residual += packed_size(&errors);
+    }
+    let share = |n: usize| n as f64 / positions as f64;
+    println!(
+        "{key}: {} blocks, {positions} positions, lost {:.3}, predictor wrong {:.3}; \
+         loss bits {plain} bytes ({:.3} bits), predicted {residual} bytes ({:.3} bits), ratio {:.3}",
+        blocks.len(),
+        share(lost_count),
+        share(wrong),
+        8.0 * share(plain),
+        8.0 * share(residual),
+        residual as f64 / plain as f64,
+    );
+}
