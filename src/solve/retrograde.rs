@@ -44,6 +44,9 @@ const LOSS_CODE: u16 = 0xf;
 pub(super) const LONG_LOSS: u16 = LOSS_CODE;
 /// Cells per parallel work item, a whole number of wake runs.
 const CHUNK: u64 = 4 * WAKE_RUN;
+/// Positions whose predecessors are gathered, and their cells fetched,
+/// before any of them is updated.
+const PROPAGATE_BATCH: usize = 16;
 
 /// What a unit's solve reports as it goes.
 pub enum UnitEvent {
@@ -248,10 +251,19 @@ impl Unit<'_> {
         part.chunks().try_for_each_init(Vec::new, |preds, chunk| {
             let mut count = 0;
             let mut result = Ok(());
+            // Positions resolved at the level before, passed on a batch at a
+            // time: their predecessors' cells are all asked for before the
+            // first is updated, so that their fetches overlap.
+            let mut batched = 0;
             let mut visit = |i: u64, cell: u16| {
                 if cell & RESOLVED != 0 {
                     if level > 0 && cell & DISTANCE == level - 1 && result.is_ok() {
-                        result = self.propagate(part, i, level, preds, &mut count);
+                        self.predecessors(part, i, preds);
+                        batched += 1;
+                        if batched == PROPAGATE_BATCH {
+                            result = self.pass_on(level, preds, &mut count);
+                            batched = 0;
+                        }
                     }
                 } else if cell & WIN_BOUND != 0
                     && cell & MAX_WIN_BOUND == level
@@ -286,6 +298,9 @@ impl Unit<'_> {
                     }
                 }
             }
+            if result.is_ok() {
+                result = self.pass_on(level, preds, &mut count);
+            }
             resolved_now.fetch_add(count, Ordering::Relaxed);
             result
         })?;
@@ -305,20 +320,13 @@ impl Unit<'_> {
         self.parts.iter().position(|p| p.sector == sector)
     }
 
-    /// Passes the result of a position resolved at `level - 1` to its
-    /// predecessors inside the unit.
-    fn propagate(
-        &self,
-        part: &Part,
-        index: u64,
-        level: u16,
-        preds: &mut Vec<(usize, u64)>,
-        resolved: &mut u64,
-    ) -> Result<(), SolveError> {
+    /// Adds the predecessors inside the unit of the position at `index` of
+    /// `part` (resolved at the level before) to `preds`, each once, and asks
+    /// for their cells.
+    fn predecessors(&self, part: &Part, index: u64, preds: &mut Vec<(usize, u64)>) {
         let pos = part
             .index
             .position(index, part.sector.us_hand, part.sector.them_hand);
-        preds.clear();
         // A quiet unmove keeps every count: the predecessors are in the mirrored sector.
         let s = part.sector;
         let Some(k) = self.part_of(SectorKey::new(
@@ -327,9 +335,10 @@ impl Unit<'_> {
             s.us_board,
             s.us_hand,
         )) else {
-            return Ok(());
+            return;
         };
         let pred_part = &self.parts[k];
+        let first = preds.len();
         self.variant.for_each_quiet_unslide(&pos, |p| {
             let i = pred_part.index.index(p.us(), p.them());
             prefetch_item(pred_part.cells.word_of(i));
@@ -338,9 +347,28 @@ impl Unit<'_> {
         // Every predecessor keeps our men; when no symmetry fixes them, different
         // unmoves give different predecessors.
         if part.index.us_is_symmetric(pos.us()) {
-            preds.sort_unstable();
-            preds.dedup();
+            let own = &mut preds[first..];
+            own.sort_unstable();
+            let mut kept = 0;
+            for at in 0..own.len() {
+                if at == 0 || own[at] != own[at - 1] {
+                    own[kept] = own[at];
+                    kept += 1;
+                }
+            }
+            preds.truncate(first + kept);
         }
+    }
+
+    /// Passes the results of the positions resolved at `level - 1` whose
+    /// predecessors [`Unit::predecessors`] gathered in `preds` on to them,
+    /// and empties `preds`. A predecessor appears once per child passed on.
+    fn pass_on(
+        &self,
+        level: u16,
+        preds: &mut Vec<(usize, u64)>,
+        resolved: &mut u64,
+    ) -> Result<(), SolveError> {
         let child_lost = (level - 1).is_multiple_of(2);
         for &(k, i) in preds.iter() {
             let pred = &self.parts[k];
@@ -395,6 +423,7 @@ impl Unit<'_> {
                 *resolved += 1;
             }
         }
+        preds.clear();
         Ok(())
     }
 
