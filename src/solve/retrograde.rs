@@ -369,6 +369,10 @@ impl Unit<'_> {
         preds: &mut Vec<(usize, u64)>,
         resolved: &mut u64,
     ) -> Result<(), SolveError> {
+        // Nothing at level 0 (no level before it), and a chunk may end with none.
+        if preds.is_empty() {
+            return Ok(());
+        }
         let child_lost = (level - 1).is_multiple_of(2);
         for &(k, i) in preds.iter() {
             let pred = &self.parts[k];

@@ -14,7 +14,8 @@
 //!
 //! The moves are generated here (`Forward::for_each_child`), to the rules
 //! of [`Variant::for_each_move`] but without building each child as a
-//! position: that halved the time of a placement sector's check.
+//! position: that took a third off a placement sector's check (5+1-6+0:
+//! 17.7 s to 11.5 s) and a quarter off 6-6's.
 
 use std::sync::Arc;
 
@@ -304,8 +305,8 @@ impl<'a> Forward<'a> {
     /// removal or not), until `f` returns false.
     ///
     /// The moves are generated here rather than by
-    /// [`Variant::for_each_move`], to the same rules (the oracle's tests hold
-    /// the two together): a child is wanted as an index, never as a
+    /// [`Variant::for_each_move`], to the same rules (`tests` below holds the
+    /// two together, child by child): a child is wanted as an index, never as a
     /// position, and the other side's removable men are the group's
     /// ([`Blocks::clear`]).
     #[inline]
