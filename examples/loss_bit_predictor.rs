@@ -1,8 +1,9 @@
-//! How much a cheap predictor would shrink a sector's loss bits (the
-//! `pack --wdl` coding): each position's cell of four features (the mover's
-//! legal moves, capped at 10, and whether one closes a mill; the same for the
-//! other side) predicts "lost" where most of that cell's sampled positions
-//! are lost, and the bits stored would be lost XOR predicted. Prints the zstd
+//! How much the predictor of `pack --wdl` (value encoding 8, see
+//! `src/db/predictor.rs`) shrinks a sector's loss bits: each position's
+//! cell of four features (the mover's mobility, capped at 10, and whether
+//! it can close a mill; the same for the other side) predicts "lost" where
+//! most of that cell's sampled positions are lost, and the bits stored are
+//! lost XOR predicted. Prints the zstd
 //! size of both over the same blocks (every `EVERY`-th block of 131,072
 //! positions, as `pack --wdl` blocks them). A measurement for the README's
 //! packing section, not part of the format:
@@ -11,36 +12,16 @@
 
 use std::path::Path;
 
+use morris::db::predictor::{CELLS, cell};
 use morris::db::{SectorFile, Value, file_name};
 use morris::index::{SectorIndex, SectorKey};
-use morris::rules::{Position, Variant};
+use morris::rules::Variant;
 use rayon::prelude::*;
 
 /// Positions per block of the loss-bits coding.
 const PER_BLOCK: u64 = 131_072;
 /// zstd's level when packing.
 const LEVEL: i32 = 12;
-const MOVES_CAP: usize = 10;
-const CELLS: usize = (MOVES_CAP + 1) * 2 * (MOVES_CAP + 1) * 2;
-
-/// The legal moves of `pos`'s side to move, capped, and whether one closes a mill.
-fn mobility(variant: &Variant, pos: &Position) -> (usize, bool) {
-    let (mut moves, mut mill) = (0, false);
-    variant.for_each_move(pos, |play, child| {
-        moves += 1;
-        mill |= play.remove.is_some() || variant.board.closes_mill(child.them(), play.to);
-    });
-    (moves.min(MOVES_CAP), mill)
-}
-
-/// The predictor's cell of `pos`: both sides' [`mobility`].
-fn cell(variant: &Variant, pos: &Position) -> usize {
-    let (moves, mill) = mobility(variant, pos);
-    let other = Position::from_sides(pos.them(), pos.them_hand(), pos.us(), pos.us_hand());
-    let (other_moves, other_mill) = mobility(variant, &other);
-    ((moves * 2 + mill as usize) * (MOVES_CAP + 1) + other_moves) * 2 + other_mill as usize
-}
-
 /// zstd's size of `bits` packed eight to a byte, low bit first.
 fn packed_size(bits: &[bool]) -> usize {
     let mut bytes = vec![0u8; bits.len().div_ceil(8)];

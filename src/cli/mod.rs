@@ -173,9 +173,11 @@ pub enum Command {
         /// The folder to write the packed copy into.
         #[arg(long, value_name = "DIR")]
         out: std::path::PathBuf,
-        /// Keep win, draw or loss only, without the plies: a fraction of the
-        /// size. Probes then give no plies and no lines of play; not for a
-        /// folder under the move-count rule, whose values need their plies.
+        /// Keep win, draw or loss only, without the plies: one bit per
+        /// position, "lost", XOR a guess from cheap features where that
+        /// packs smaller (the whole standard game in 0.9 GB). Probes then
+        /// give no plies and no lines of play; not for a folder under the
+        /// move-count rule, whose values need their plies.
         #[arg(long)]
         wdl: bool,
         /// Keep every value as it is (or its win/draw/loss with --wdl): no

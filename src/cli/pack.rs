@@ -51,9 +51,9 @@ pub fn pack(
         let done = SectorFile::open(&path, false)
             .is_ok_and(|f| f.is_packed() && Packing::of(&f.header) == packing);
         if !done {
-            write_packed(target, &raw, packing)?;
+            write_packed(target, &raw, packing, variant)?;
             // Lossless, checked: every value read back equals the raw one.
-            same_values(&raw, &SectorFile::open(&path, false)?)?;
+            same_values(&raw, &SectorFile::open(&path, false)?, variant)?;
         }
         // The stored index is copied as it is.
         let index = index_file_name(sector.us_board, sector.them_board);

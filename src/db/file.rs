@@ -11,8 +11,10 @@ use super::error::FileError;
 use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap};
 use super::packed::{NOT_LOST, PackedBody, Wins};
+use super::predictor::{Model, cell};
 use super::value::{ESCAPE_BYTE, LossMark, Value, Wdl};
 use crate::index::SectorKey;
+use crate::rules::{Position, Variant};
 
 /// File name of a sector's database.
 pub fn file_name(sector: SectorKey) -> String {
@@ -134,6 +136,8 @@ pub struct SectorFile {
     pub header: Header,
     path: PathBuf,
     body: Body,
+    /// A predicted loss-bits file's losses and model, checked at opening.
+    predictor: Option<(u64, Model)>,
 }
 
 enum Body {
@@ -178,16 +182,30 @@ impl SectorFile {
                 sums_at,
             ))
         };
-        let file = SectorFile {
+        let mut file = SectorFile {
             header,
             path: path.to_path_buf(),
             body,
+            predictor: None,
         };
         if xxhash_rust::xxh3::xxh3_64(file.overflow_table()) != file.header.overflow_checksum {
             return Err(FileError::corrupted(
                 path,
                 "its overflow table fails its checksum",
             ));
+        }
+        if let Body::Packed(body) = &file.body
+            && file.header.predicted
+        {
+            // Every value read depends on the model: its table (a few
+            // pages) is checked before any.
+            if xxhash_rust::xxh3::xxh3_64(body.table()) != file.header.checksum {
+                return Err(FileError::corrupted(
+                    path,
+                    "its block table fails the header's checksum",
+                ));
+            }
+            file.predictor = body.predictor()?;
         }
         Ok(file)
     }
@@ -248,6 +266,14 @@ impl SectorFile {
                 Ok(())
             }
             Body::Packed(body) => body.for_each_block(f),
+        }
+    }
+
+    /// The body of a packed file.
+    pub(crate) fn packed_body(&self) -> Option<&PackedBody> {
+        match &self.body {
+            Body::Packed(body) => Some(body),
+            Body::Raw(_) => None,
         }
     }
 
@@ -331,14 +357,26 @@ impl SectorFile {
         )
     }
 
-    /// Whether the position at `index` is lost for its side to move, with
-    /// its plies where the file keeps them: what a losses file holds (see
-    /// `packed.rs`), and any other file without the move-count rule.
+    /// A predicted loss-bits file's losses and model (see `predictor.rs`).
+    pub fn predictor(&self) -> Option<(u64, Model)> {
+        self.predictor
+    }
+
+    /// Whether `pos` (of `variant`), at `index`, is lost for its side to
+    /// move, with its plies where the file keeps them: what a losses file
+    /// holds (see `packed.rs`), and any other file without the move-count
+    /// rule. The position matters only to a predicted file, whose bit is
+    /// XOR its model's guess.
     ///
     /// # Errors
     /// As [`SectorFile::value`], or a byte that is no such mark.
     #[inline]
-    pub fn loss_mark(&self, index: u64) -> Result<LossMark, FileError> {
+    pub fn loss_mark(
+        &self,
+        index: u64,
+        pos: &Position,
+        variant: &Variant,
+    ) -> Result<LossMark, FileError> {
         if !self.header.losses_only {
             return Ok(if self.header.wdl_only {
                 match self.wdl(index)? {
@@ -360,7 +398,10 @@ impl SectorFile {
             )
         };
         if self.header.wdl_only {
-            return match byte {
+            let guess = self
+                .predictor
+                .is_some_and(|(_, model)| model.guesses_lost(cell(variant, pos)));
+            return match byte ^ guess as u8 {
                 0 => Ok(LossMark::NotLost),
                 1 => Ok(LossMark::Lost(None)),
                 _ => Err(no_mark()),

@@ -15,7 +15,7 @@
 //!              with d plies to the next mill, 255 draw; 2 and 4: the same, packed;
 //!              5: packed win/draw/loss only, two bits a value; 6: packed losses with
 //!              plies, byte = plies of a loss, 254 escape, 255 not lost; 7: packed losses
-//!              only, one bit a value, 1 lost)
+//!              only, one bit a value, 1 lost; 8: as 7, the bit XOR a predictor's guess)
 //!     32    8  positions N (index size)
 //!     40    8  overflow entries E
 //!     48    8  xxh3-64 of everything after the header
@@ -34,7 +34,7 @@ use std::path::Path;
 
 use super::error::{FileError, FileKind};
 use super::mapped::{u32_le, u64_le};
-use super::packed::WINS_RECORD_LEN;
+use super::packed::{PREDICTOR_RECORD_LEN, WINS_RECORD_LEN};
 use crate::index::SectorKey;
 use crate::rules::Variant;
 
@@ -76,6 +76,9 @@ pub struct Header {
     /// (with their plies unless `wdl_only`). A win or draw follows from the
     /// children's losses by a one-ply search (see `packed.rs`).
     pub losses_only: bool,
+    /// A loss-bits file whose bits are "lost" XOR the guess of the model it
+    /// stores (value encoding 8, see `predictor.rs`).
+    pub predicted: bool,
 }
 
 /// Format version of packed sector files (see `packed.rs`).
@@ -95,29 +98,37 @@ pub const ENCODING_PACKED_WDL: u32 = 5;
 /// bit per position (1: lost), eight to a byte from the low bit up.
 pub const ENCODING_PACKED_LOSSES: u32 = 6;
 pub const ENCODING_PACKED_LOSS_BITS: u32 = 7;
+/// Value encoding of predicted loss-bits files: each bit is "lost" XOR the
+/// guess of the file's model (`predictor.rs`).
+pub const ENCODING_PACKED_PREDICTED_LOSS_BITS: u32 = 8;
 
 /// The kinds of value a file can hold: (`mill_clock`, `wdl_only`,
-/// `losses_only`).
-const KINDS: [(bool, bool, bool); 5] = [
-    (false, false, false),
-    (true, false, false),
-    (false, true, false),
-    (false, false, true),
-    (false, true, true),
+/// `losses_only`, `predicted`).
+const KINDS: [Kind; 6] = [
+    (false, false, false, false),
+    (true, false, false, false),
+    (false, true, false, false),
+    (false, false, true, false),
+    (false, true, true, false),
+    (false, true, true, true),
 ];
+
+/// See [`KINDS`].
+type Kind = (bool, bool, bool, bool);
 
 /// The encoding field of a file, packed or not, of values under the
 /// move-count rule or not, of distances or win/draw/loss only (`None`: no
 /// such kind of file).
-fn encoding(packed: bool, (mill_clock, wdl_only, losses_only): (bool, bool, bool)) -> Option<u32> {
-    match (packed, mill_clock, wdl_only, losses_only) {
-        (false, false, false, false) => Some(ENCODING_BYTE_PLIES),
-        (true, false, false, false) => Some(ENCODING_PACKED_ZSTD),
-        (false, true, false, false) => Some(ENCODING_MILL_CLOCK),
-        (true, true, false, false) => Some(ENCODING_MILL_CLOCK_PACKED),
-        (true, false, true, false) => Some(ENCODING_PACKED_WDL),
-        (true, false, false, true) => Some(ENCODING_PACKED_LOSSES),
-        (true, false, true, true) => Some(ENCODING_PACKED_LOSS_BITS),
+fn encoding(packed: bool, (mill_clock, wdl_only, losses_only, predicted): Kind) -> Option<u32> {
+    match (packed, mill_clock, wdl_only, losses_only, predicted) {
+        (false, false, false, false, false) => Some(ENCODING_BYTE_PLIES),
+        (true, false, false, false, false) => Some(ENCODING_PACKED_ZSTD),
+        (false, true, false, false, false) => Some(ENCODING_MILL_CLOCK),
+        (true, true, false, false, false) => Some(ENCODING_MILL_CLOCK_PACKED),
+        (true, false, true, false, false) => Some(ENCODING_PACKED_WDL),
+        (true, false, false, true, false) => Some(ENCODING_PACKED_LOSSES),
+        (true, false, true, true, false) => Some(ENCODING_PACKED_LOSS_BITS),
+        (true, false, true, true, true) => Some(ENCODING_PACKED_PREDICTED_LOSS_BITS),
         _ => None,
     }
 }
@@ -137,6 +148,7 @@ impl Header {
             mill_clock: variant.n_move.is_some(),
             wdl_only: false,
             losses_only: false,
+            predicted: false,
         }
     }
 
@@ -149,8 +161,16 @@ impl Header {
         } else {
             FORMAT_VERSION
         };
-        let encoding = encoding(packed, (self.mill_clock, self.wdl_only, self.losses_only))
-            .expect("win/draw/loss and losses only are kinds of packed file without the rule");
+        let encoding = encoding(
+            packed,
+            (
+                self.mill_clock,
+                self.wdl_only,
+                self.losses_only,
+                self.predicted,
+            ),
+        )
+        .expect("win/draw/loss and losses only are kinds of packed file without the rule");
         b[8..12].copy_from_slice(&version.to_le_bytes());
         b[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
         b[16..24].copy_from_slice(&self.fingerprint.to_le_bytes());
@@ -224,7 +244,7 @@ impl Header {
             return Err(corrupted("gives an unknown block size"));
         }
         let found = u32_at(28);
-        let (mill_clock, wdl_only, losses_only) = KINDS
+        let (mill_clock, wdl_only, losses_only, predicted) = KINDS
             .into_iter()
             .find(|&kind| encoding(packed, kind) == Some(found))
             .ok_or_else(|| corrupted("gives an unknown value encoding"))?;
@@ -246,6 +266,7 @@ impl Header {
             mill_clock,
             wdl_only,
             losses_only,
+            predicted,
         };
         let expected = header
             .file_len()
@@ -282,6 +303,11 @@ impl Header {
                 .checked_add(packed)?
                 .checked_add(if self.losses_only {
                     WINS_RECORD_LEN as u64
+                } else {
+                    0
+                })?
+                .checked_add(if self.predicted {
+                    PREDICTOR_RECORD_LEN as u64
                 } else {
                     0
                 })?,

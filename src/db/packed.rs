@@ -10,6 +10,9 @@
 //!   files several times smaller than the value bytes (see the README).
 //! - 7, loss bits (`--wdl`): one bit per position, 1 for lost, eight to a
 //!   byte; a one-ply search tells a win from a draw.
+//! - 8, predicted loss bits (`--wdl`, where smaller than 7): each bit is
+//!   "lost" XOR the guess of a model of the sector's positions by four cheap
+//!   features (`predictor.rs`); the model is in the file.
 //! - 2 (or 4 under the move-count rule), plain (`--plain`): the value bytes
 //!   of a raw file as they are. No search, several times larger.
 //! - 5, plain win/draw/loss (`--plain --wdl`): two-bit codes, four to a byte.
@@ -25,13 +28,17 @@
 //!     ..    16     losses files only: the sector's wins (u64) and its
 //!                  longest win in plies (u64), which the file itself gives
 //!                  only by a search per position
+//!     ..    72     encoding 8 only: the sector's losses (u64), which its
+//!                  bits give only with each position's features, and the
+//!                  model: per cell a bit, 1 for "guess lost", 484 cells
+//!                  from the low bit of the first byte up, the rest zero
 //!     ..    12E    overflow entries, as in a raw file (a losses file keeps
 //!                  those of losses only)
 //!     ..     D     the compressed blocks
 //! ```
 //!
 //! The header's body checksum (offset 48) covers the offsets, the block
-//! checksums, the wins record and the overflow entries; each block is
+//! checksums, the wins and predictor records and the overflow entries; each block is
 //! checked against its checksum, then decoded to exactly its length, the
 //! first time it is read. A few decoded blocks per file are kept (a
 //! direct-mapped cache).
@@ -46,6 +53,7 @@ use super::error::FileError;
 use super::file::{SectorFile, file_name, write_atomically};
 use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::u64_le;
+use super::predictor::{MODEL_BLOCKS, MODEL_LEN, Model, Predicting};
 use super::value::{Value, Wdl};
 use crate::rules::Variant;
 
@@ -56,6 +64,9 @@ pub const PACKED_BLOCK_BYTES_BITS: u32 = 14;
 /// zstd's level when packing: most of the size of its slow levels, at tens
 /// of megabytes per second per core.
 const LEVEL: i32 = 12;
+/// zstd's level for loss bits, an eighth of the codes of the others: its
+/// slowest (a few MB/s per core) takes 0.5% (8-9) to 5% (6-6) off them.
+const BITS_LEVEL: i32 = 19;
 /// Decoded blocks kept per file.
 const CACHED_BLOCKS: usize = 16;
 
@@ -66,6 +77,8 @@ thread_local! {
     /// One zstd encoder per thread, for the same reason.
     static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
         std::cell::RefCell::new(zstd::bulk::Compressor::new(LEVEL).ok());
+    static BITS_COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        std::cell::RefCell::new(zstd::bulk::Compressor::new(BITS_LEVEL).ok());
 }
 
 /// What a packed file keeps of the values, and how (see the module's
@@ -135,14 +148,33 @@ impl Packing {
 pub const NOT_LOST: u8 = 255;
 /// Bytes of a losses file's record of its wins.
 pub const WINS_RECORD_LEN: usize = 16;
-
+/// Bytes of a predicted loss-bits file's record of its losses and model.
+pub const PREDICTOR_RECORD_LEN: usize = 8 + MODEL_LEN;
 /// Writes the packed copy of a raw sector file into `dir`; returns its path.
 ///
 /// # Errors
 /// A damaged raw file, one under the move-count rule packed other than
 /// plain (its values need their plies to the next mill), or one that cannot
 /// be written.
-pub fn write_packed(dir: &Path, raw: &SectorFile, packing: Packing) -> Result<PathBuf, FileError> {
+pub fn write_packed(
+    dir: &Path,
+    raw: &SectorFile,
+    packing: Packing,
+    variant: &Variant,
+) -> Result<PathBuf, FileError> {
+    write_packed_choosing(dir, raw, packing, variant, None)
+}
+
+/// [`write_packed`]; loss bits predicted (`Some(true)`), plain
+/// (`Some(false)`) or whichever is smaller (`None`), for tests of both.
+#[doc(hidden)]
+pub fn write_packed_choosing(
+    dir: &Path,
+    raw: &SectorFile,
+    packing: Packing,
+    variant: &Variant,
+    predicted: Option<bool>,
+) -> Result<PathBuf, FileError> {
     let bytes = raw.bytes().ok_or_else(|| {
         FileError::corrupted(raw.path(), "it is packed already; packing reads raw files")
     })?;
@@ -158,26 +190,106 @@ pub fn write_packed(dir: &Path, raw: &SectorFile, packing: Packing) -> Result<Pa
     header.wdl_only = packing.wdl_only();
     header.losses_only = packing.losses_only();
     let block_len = 1usize << header.block_bits;
-    let blocks: Vec<(Vec<u8>, Wins)> = bytes
+    let predicting = match (packing, predicted) {
+        (Packing::LossBits, None | Some(true)) => {
+            Some(Predicting::learned(variant, raw, block_len)?)
+        }
+        _ => None,
+    };
+    let (compressor, level) = match packing {
+        Packing::LossBits => (&BITS_COMPRESSOR, BITS_LEVEL),
+        _ => (&COMPRESSOR, LEVEL),
+    };
+    let compress = |codes: &[u8]| {
+        let packed = pack_codes(codes, packing.codes_per_byte());
+        compressor
+            .with(|c| c.borrow_mut().as_mut().map(|c| c.compress(&packed)))
+            .unwrap_or_else(|| zstd::bulk::compress(&packed, level))
+            .map_err(FileError::write(raw.path()))
+    };
+    header.predicted = match (&predicting, predicted) {
+        (None, _) => false,
+        (Some(_), Some(choice)) => choice,
+        (Some(p), None) => prediction_pays(raw, packing, p, block_len, &compress)?,
+    };
+    let guessing = header.predicted;
+    let codes_of = |i: usize, block: &[u8]| -> Result<BlockCodes, FileError> {
+        let start = (i * block_len) as u64;
+        let mut codes = BlockCodes::of(raw, packing, start, block)?;
+        if let Some(p) = predicting.as_ref().filter(|_| guessing) {
+            codes.lost = codes.codes.iter().map(|&c| u64::from(c == 1)).sum();
+            p.guess_over(start, &mut codes.codes);
+        }
+        Ok(codes)
+    };
+    let blocks: Vec<(Vec<u8>, Wins, u64)> = bytes
         .par_chunks(block_len)
         .enumerate()
         .map(|(i, block)| {
-            let codes = BlockCodes::of(raw, packing, (i * block_len) as u64, block)?;
-            let packed = pack_codes(&codes.codes, packing.codes_per_byte());
-            let compressed = COMPRESSOR
-                .with(|c| c.borrow_mut().as_mut().map(|c| c.compress(&packed)))
-                .unwrap_or_else(|| zstd::bulk::compress(&packed, LEVEL))
-                .map_err(FileError::write(raw.path()))?;
-            Ok((compressed, codes.wins))
+            let codes = codes_of(i, block)?;
+            Ok((compress(&codes.codes)?, codes.wins, codes.lost))
         })
         .collect::<Result<_, FileError>>()?;
+    let losses: u64 = blocks.iter().map(|b| b.2).sum();
     let overflow = overflow_kept(raw, packing);
     header.overflow_entries = (overflow.len() / OVERFLOW_ENTRY_LEN) as u64;
     header.overflow_checksum = xxhash_rust::xxh3::xxh3_64(&overflow);
+    let model = predicting
+        .filter(|_| header.predicted)
+        .map(|p| (losses, p.model));
+    let table = block_table(&mut header, &blocks, model, &overflow);
+    let path = dir.join(file_name(header.sector));
+    write_atomically(&path, |file| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        std::io::Write::write_all(&mut out, &header.to_bytes())?;
+        std::io::Write::write_all(&mut out, &table)?;
+        for (b, _, _) in &blocks {
+            std::io::Write::write_all(&mut out, b)?;
+        }
+        out.into_inner().map_err(|e| e.into_error())
+    })?;
+    Ok(path)
+}
+
+/// Whether predicting pays: whether the sampled blocks' codes XOR the
+/// guesses compress smaller than the codes.
+fn prediction_pays(
+    raw: &SectorFile,
+    packing: Packing,
+    predicting: &Predicting,
+    block_len: usize,
+    compress: &impl Fn(&[u8]) -> Result<Vec<u8>, FileError>,
+) -> Result<bool, FileError> {
+    let bytes = raw.bytes().unwrap_or_default();
+    let step = bytes
+        .len()
+        .div_ceil(block_len)
+        .div_ceil(MODEL_BLOCKS)
+        .max(1);
+    let (mut plain, mut guessed) = (0, 0);
+    for (i, block) in bytes.chunks(block_len).enumerate().step_by(step) {
+        let start = (i * block_len) as u64;
+        let mut codes = BlockCodes::of(raw, packing, start, block)?.codes;
+        plain += compress(&codes)?.len();
+        predicting.guess_over(start, &mut codes);
+        guessed += compress(&codes)?.len();
+    }
+    Ok(guessed < plain)
+}
+
+/// The table of a packed file of these compressed blocks (with each its
+/// wins), `model` (a predicted file's losses and model) and overflow
+/// entries, the header's sizes and checksum set to match.
+fn block_table(
+    header: &mut Header,
+    blocks: &[(Vec<u8>, Wins, u64)],
+    model: Option<(u64, Model)>,
+    overflow: &[u8],
+) -> Vec<u8> {
     let mut offsets = Vec::with_capacity(blocks.len() + 1);
     let mut at = 0u64;
     offsets.push(at);
-    for (b, _) in &blocks {
+    for (b, _, _) in blocks {
         at += b.len() as u64;
         offsets.push(at);
     }
@@ -186,27 +298,23 @@ pub fn write_packed(dir: &Path, raw: &SectorFile, packing: Packing) -> Result<Pa
     for o in &offsets {
         table.extend_from_slice(&o.to_le_bytes());
     }
-    for (i, (b, _)) in blocks.iter().enumerate() {
+    for (i, (b, _, _)) in blocks.iter().enumerate() {
         let sum = block_checksum(i, offsets[i], offsets[i + 1], b);
         table.extend_from_slice(&sum.to_le_bytes());
     }
-    if packing.losses_only() {
-        let wins = blocks.iter().fold(Wins::default(), |a, (_, w)| a.merge(*w));
+    if header.losses_only {
+        let wins = blocks
+            .iter()
+            .fold(Wins::default(), |a, (_, w, _)| a.merge(*w));
         table.extend_from_slice(&wins.to_bytes());
     }
-    table.extend_from_slice(&overflow);
+    if let Some((losses, model)) = model {
+        table.extend_from_slice(&losses.to_le_bytes());
+        table.extend_from_slice(&model.to_bytes());
+    }
+    table.extend_from_slice(overflow);
     header.checksum = xxhash_rust::xxh3::xxh3_64(&table);
-    let path = dir.join(file_name(header.sector));
-    write_atomically(&path, |file| {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        std::io::Write::write_all(&mut out, &header.to_bytes())?;
-        std::io::Write::write_all(&mut out, &table)?;
-        for (b, _) in &blocks {
-            std::io::Write::write_all(&mut out, b)?;
-        }
-        out.into_inner().map_err(|e| e.into_error())
-    })?;
-    Ok(path)
+    table
 }
 
 /// A sector's wins and its longest, as a losses file records them.
@@ -237,6 +345,8 @@ impl Wins {
 struct BlockCodes {
     codes: Vec<u8>,
     wins: Wins,
+    /// The lost positions, counted for a predicted file's record only.
+    lost: u64,
 }
 
 impl BlockCodes {
@@ -252,6 +362,7 @@ impl BlockCodes {
             return Ok(BlockCodes {
                 codes: block.to_vec(),
                 wins,
+                lost: 0,
             });
         }
         let mut codes = Vec::with_capacity(block.len());
@@ -273,7 +384,11 @@ impl BlockCodes {
                 _ => lost as u8,
             });
         }
-        Ok(BlockCodes { codes, wins })
+        Ok(BlockCodes {
+            codes,
+            wins,
+            lost: 0,
+        })
     }
 }
 
@@ -322,42 +437,69 @@ fn code_at(bytes: &[u8], i: usize, per: usize) -> u8 {
 ///
 /// # Errors
 /// A block that fails its check, or anything that differs.
-pub fn same_values(raw: &SectorFile, packed: &SectorFile) -> Result<(), FileError> {
+pub fn same_values(
+    raw: &SectorFile,
+    packed: &SectorFile,
+    variant: &Variant,
+) -> Result<(), FileError> {
     let bytes = raw.bytes().unwrap_or_default();
     let packing = Packing::of(&packed.header);
-    let mut at = 0usize;
     let mut same = packed.header.positions == raw.header.positions
         && packed.overflow_table() == overflow_kept(raw, packing);
-    let mut wins = Wins::default();
-    let mut error = None;
-    packed.for_each_block(|block| {
-        if !same || error.is_some() {
-            return;
-        }
-        let from_raw = bytes.get(at..at + block.len()).unwrap_or_default();
-        match BlockCodes::of(raw, packing, at as u64, from_raw) {
-            Ok(codes) => {
-                same &= codes.codes == block;
-                wins = wins.merge(codes.wins);
+    let predictor = packed.predictor();
+    let predicting =
+        predictor.map(|(_, model)| Predicting::new(variant, packed.header.sector, model));
+    let differ = || {
+        FileError::corrupted(
+            packed.path(),
+            "its values differ from the raw file's: the raw file is kept",
+        )
+    };
+    let Some(body) = packed.packed_body() else {
+        return Err(FileError::corrupted(packed.path(), "it is not packed"));
+    };
+    let block_len = 1usize << packed.header.block_bits;
+    let blocks = body.blocks();
+    same &= bytes.len().div_ceil(block_len) == blocks;
+    // Per block: the same codes, its wins and (predicted) its losses.
+    let (wins, losses) = (0..if same { blocks } else { 0 })
+        .into_par_iter()
+        .map(|block| -> Result<(bool, Wins, u64), FileError> {
+            let stored = body.block_codes(block)?;
+            let at = block * block_len;
+            let from_raw = bytes
+                .get(at..(at + block_len).min(bytes.len()))
+                .unwrap_or_default();
+            let mut codes = BlockCodes::of(raw, packing, at as u64, from_raw)?;
+            let mut lost = 0;
+            if let Some(p) = &predicting {
+                lost = codes.codes.iter().map(|&c| u64::from(c == 1)).sum::<u64>();
+                p.guess_over(at as u64, &mut codes.codes);
             }
-            Err(e) => error = Some(e),
-        }
-        at += block.len();
-    })?;
-    if let Some(e) = error {
-        return Err(e);
-    }
+            Ok((codes.codes == stored, codes.wins, lost))
+        })
+        .try_fold(
+            || (Wins::default(), 0u64),
+            |(w, l), b| {
+                let (same_block, wins, lost) = b?;
+                if same_block {
+                    Ok((w.merge(wins), l + lost))
+                } else {
+                    Err(differ())
+                }
+            },
+        )
+        .try_reduce(
+            || (Wins::default(), 0),
+            |a, b| Ok((a.0.merge(b.0), a.1 + b.1)),
+        )?;
     if packing.losses_only() {
         same &= packed.wins()? == Some(wins);
     }
-    if same && at == bytes.len() {
-        Ok(())
-    } else {
-        Err(FileError::corrupted(
-            packed.path(),
-            "its values differ from the raw file's: the raw file is kept",
-        ))
+    if let Some((count, _)) = predictor {
+        same &= count == losses;
     }
+    if same { Ok(()) } else { Err(differ()) }
 }
 
 /// A block's checksum: of its bytes, seeded with its number and where it
@@ -377,6 +519,8 @@ pub struct PackedBody {
     block_bits: u32,
     /// What its blocks hold.
     packing: Packing,
+    /// Its bits are "lost" XOR a model's guess (encoding 8).
+    predicted: bool,
     /// Where the compressed blocks start in the file.
     data_at: usize,
     data_len: u64,
@@ -408,6 +552,7 @@ impl PackedBody {
             positions: header.positions,
             block_bits: header.block_bits,
             packing: Packing::of(header),
+            predicted: header.predicted,
             data_len,
             cache: if keep_every_block {
                 Cache::Every((0..blocks).map(|_| std::sync::OnceLock::new()).collect())
@@ -433,6 +578,26 @@ impl PackedBody {
             count: u64_le(&self.map, at)?,
             longest: u64_le(&self.map, at + 8)?,
         })
+    }
+
+    /// A predicted loss-bits file's losses and model; `None` for other
+    /// files.
+    ///
+    /// # Errors
+    /// A model with bits set past its cells.
+    pub fn predictor(&self) -> Result<Option<(u64, Model)>, FileError> {
+        if !self.predicted {
+            return Ok(None);
+        }
+        let at = HEADER_LEN + 8 * (2 * self.blocks + 1) + WINS_RECORD_LEN;
+        let damaged = || self.corrupted("its predictor's model has bits past its cells".into());
+        let losses = u64_le(&self.map, at).ok_or_else(damaged)?;
+        let model = self
+            .map
+            .get(at + 8..at + 8 + MODEL_LEN)
+            .and_then(|b| Model::from_bytes(b.try_into().ok()?))
+            .ok_or_else(damaged)?;
+        Ok(Some((losses, model)))
     }
 
     /// The overflow entries.
@@ -520,17 +685,28 @@ impl PackedBody {
     /// The first block that fails.
     pub fn for_each_block(&self, mut f: impl FnMut(&[u8])) -> Result<(), FileError> {
         for block in 0..self.blocks {
-            let decoded = self.decode(block)?;
-            let per = self.packing.codes_per_byte();
-            if per == 1 {
-                f(&decoded);
-            } else {
-                let codes: Vec<u8> = (0..self.values_in(block))
-                    .map(|i| code_at(&decoded, i, per))
-                    .collect();
-                f(&codes);
-            }
+            f(&self.block_codes(block)?);
         }
         Ok(())
+    }
+
+    /// Blocks of the file.
+    pub fn blocks(&self) -> usize {
+        self.blocks
+    }
+
+    /// Block `block` checked, decoded and unpacked to a code per byte.
+    ///
+    /// # Errors
+    /// A block that fails its check.
+    pub fn block_codes(&self, block: usize) -> Result<Vec<u8>, FileError> {
+        let decoded = self.decode(block)?;
+        let per = self.packing.codes_per_byte();
+        if per == 1 {
+            return Ok(decoded);
+        }
+        Ok((0..self.values_in(block))
+            .map(|i| code_at(&decoded, i, per))
+            .collect())
     }
 }

@@ -155,7 +155,8 @@ impl Tablebase {
             if counts[2..].iter().any(|&n| n > 0) {
                 return Err(damaged("it holds a code that is no loss mark"));
             }
-            stats.losses = counts[1];
+            // A predicted file's bits are XOR a guess: its record counts.
+            stats.losses = file.predictor().map_or(counts[1], |(losses, _)| losses);
         } else {
             for (byte, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
                 match byte as u8 {

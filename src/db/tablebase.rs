@@ -514,7 +514,7 @@ impl Tablebase {
         index: u64,
         pos: &Position,
     ) -> Result<LossMark, ProbeError> {
-        file.loss_mark(index)
+        file.loss_mark(index, pos, self.variant)
             .map_err(|source| self.damaged(sector, Some(pos), source))
     }
 

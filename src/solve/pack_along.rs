@@ -93,9 +93,9 @@ impl<'a> PackAlong<'a> {
         let kept = SectorFile::open(&path, false)
             .is_ok_and(|f| Packing::of(&f.header) == self.packing && f.verify_checksum().is_ok());
         if !kept {
-            write_packed(self.packed.dir(), &raw, self.packing)?;
+            write_packed(self.packed.dir(), &raw, self.packing, self.raw.variant())?;
         }
-        same_values(&raw, &SectorFile::open(&path, false)?)?;
+        same_values(&raw, &SectorFile::open(&path, false)?, self.raw.variant())?;
         let index = index_file_name(sector.us_board, sector.them_board);
         let (from, to) = (self.raw.dir().join(&index), self.packed.dir().join(&index));
         if from.exists() && !to.exists() {

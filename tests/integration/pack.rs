@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use morris::db::{LossMark, Packing, SectorFile, sector_files, write_packed};
+use morris::db::{LossMark, Packing, SectorFile, same_values, sector_files, write_packed_choosing};
 use morris::index::SectorIndex;
 use morris::{Selection, Tablebase, Value, Variant, Wdl};
 
@@ -67,6 +67,8 @@ fn packed_folders_hold_the_same_values() {
         let open = |dir: &Path| Tablebase::open_folder(dir).unwrap();
         let (b, c, d, e) = (open(&packed), open(&wdl), open(&plain), open(&plain_wdl));
         assert!(c.is_wdl_only() && e.is_wdl_only() && !b.is_wdl_only() && !d.is_wdl_only());
+        // Sectors whose loss bits were packed predicted (value encoding 8).
+        let mut predicted = 0;
         for sector in sector_files(&raw).unwrap() {
             let fa = a.sector(sector).unwrap();
             let files = [&b, &c, &d, &e].map(|t| t.sector(sector).unwrap());
@@ -80,23 +82,25 @@ fn packed_folders_hold_the_same_values() {
                 sector.us_board as usize,
                 sector.them_board as usize,
             );
+            predicted += usize::from(fc.header.predicted);
             for i in 0..fa.header.positions {
                 let value = fa.value(i).unwrap();
                 let lost = match value {
                     Value::Loss(n) => LossMark::Lost(Some(n)),
                     _ => LossMark::NotLost,
                 };
-                assert_eq!(lost, fb.loss_mark(i).unwrap(), "{name} {sector} {i}");
+                let pos = index.position(i, sector.us_hand, sector.them_hand);
+                let mark = |f: &SectorFile| f.loss_mark(i, &pos, variant).unwrap();
+                assert_eq!(lost, mark(&fb), "{name} {sector} {i}");
                 assert_eq!(value, fd.value(i).unwrap(), "{name} {sector} {i}");
                 assert_eq!(Wdl::of(value), fe.wdl(i).unwrap(), "{name} {sector} {i}");
                 let bit = match lost {
                     LossMark::Lost(_) => LossMark::Lost(None),
                     LossMark::NotLost => LossMark::NotLost,
                 };
-                assert_eq!(bit, fc.loss_mark(i).unwrap(), "{name} {sector} {i}");
+                assert_eq!(bit, mark(&fc), "{name} {sector} {i}");
                 // A win or draw is found by a search: through the tablebase.
                 if i % 7 == 0 || name == "six" {
-                    let pos = index.position(i, sector.us_hand, sector.them_hand);
                     assert_eq!(value, b.value(&pos).unwrap(), "{name} {sector} {i}");
                     assert_eq!(Wdl::of(value), c.wdl(&pos).unwrap(), "{name} {sector} {i}");
                 }
@@ -115,6 +119,7 @@ fn packed_folders_hold_the_same_values() {
                 assert_eq!((sa.0, sa.1, sa.2, 0, 0), stats(t), "{name} {sector}");
             }
         }
+        println!("{name}: {predicted} sectors of loss bits predicted");
         for (folder, searched) in [
             (&packed, true),
             (&wdl, true),
@@ -277,13 +282,18 @@ fn damaged_packed_files_never_give_a_wrong_value() {
     solve_into(&raw, six, Selection::MaxMen(8));
     let good = Tablebase::open(&raw, six).unwrap();
     let index = SectorIndex::of(six.board, 4, 4);
-    for packing in PACKINGS {
-        let name = format!("{packing:?}");
+    let codings = PACKINGS.map(|p| (p, false));
+    for (packing, predicted) in codings.into_iter().chain([(Packing::LossBits, true)]) {
+        let name = format!("{packing:?}{}", if predicted { " predicted" } else { "" });
         let packed = dir.path().join(&name);
         std::fs::create_dir_all(&packed).unwrap();
         Tablebase::create_packed(&packed, six, packing).unwrap();
         let source = SectorFile::open(&raw.join("4-4.mdb"), false).unwrap();
-        let path = write_packed(&packed, &source, packing).unwrap();
+        let path = write_packed_choosing(&packed, &source, packing, six, Some(predicted)).unwrap();
+        assert_eq!(
+            SectorFile::open(&path, false).unwrap().header.predicted,
+            predicted
+        );
         let original = std::fs::read(&path).unwrap();
         let mut damaged_files: Vec<Vec<u8>> = Vec::new();
         for cut in [
@@ -300,7 +310,9 @@ fn damaged_packed_files_never_give_a_wrong_value() {
         }
         // Every byte of the header and block table (a losses file's wins
         // record among them), then bytes spread over the blocks.
-        let table_end = 128 + 16 * source.header.positions.div_ceil(1 << packing.block_bits()) + 24;
+        let records = 24 + if predicted { 72 } else { 0 };
+        let table_end =
+            128 + 16 * source.header.positions.div_ceil(1 << packing.block_bits()) + records;
         let spread = (0..original.len()).step_by((original.len() / 150).max(1));
         for at in (0..table_end as usize).chain(spread) {
             let mut flipped = original.clone();
@@ -426,4 +438,69 @@ fn packing_as_the_solve_goes_gives_the_same_packed_files() {
             .unwrap()
             .any(|e| temp(e.unwrap()))
     );
+}
+
+/// Loss bits packed predicted (value encoding 8, each bit "lost" XOR its
+/// model's guess) for every sector of six and standard up to 7 men, whether
+/// or not the prediction is the smaller: every position's mark, value
+/// through the tablebase, and the statistics equal the raw folder's.
+#[test]
+fn predicted_loss_bits_read_back_every_value() {
+    for (name, men) in [("six", 12), ("standard", 7)] {
+        let variant = Variant::by_name(name).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (raw, bits) = (dir.path().join("raw"), dir.path().join("bits"));
+        solve_into(&raw, variant, Selection::MaxMen(men));
+        Tablebase::create_packed(&bits, variant, Packing::LossBits).unwrap();
+        let a = Tablebase::open(&raw, variant).unwrap();
+        for sector in sector_files(&raw).unwrap() {
+            let source = a.sector(sector).unwrap();
+            let path =
+                write_packed_choosing(&bits, &source, Packing::LossBits, variant, Some(true))
+                    .unwrap();
+            let file = SectorFile::open(&path, false).unwrap();
+            assert!(file.header.predicted && file.predictor().is_some());
+            same_values(&source, &file, variant).unwrap();
+        }
+        let b = Tablebase::open_folder(&bits).unwrap();
+        for sector in sector_files(&raw).unwrap() {
+            let fb = b.sector(sector).unwrap();
+            let index = SectorIndex::of(
+                variant.board,
+                sector.us_board as usize,
+                sector.them_board as usize,
+            );
+            for i in 0..index.size() {
+                let pos = index.position(i, sector.us_hand, sector.them_hand);
+                let value = a.value(&pos).unwrap();
+                let lost = matches!(value, Value::Loss(_));
+                assert_eq!(
+                    fb.loss_mark(i, &pos, variant).unwrap() != LossMark::NotLost,
+                    lost,
+                    "{name} {sector} {i}"
+                );
+                if i % 5 == 0 {
+                    // Any image of the position: its features are the same.
+                    let symmetries = variant.board.symmetries();
+                    let sym = &symmetries[i as usize % symmetries.len()];
+                    let image = morris::Position::from_sides(
+                        sym.apply(pos.us()),
+                        pos.us_hand(),
+                        sym.apply(pos.them()),
+                        pos.them_hand(),
+                    );
+                    assert_eq!(
+                        b.wdl(&image).unwrap(),
+                        Wdl::of(value),
+                        "{name} {sector} {i}"
+                    );
+                }
+            }
+            let counts = |t: &Tablebase| {
+                let s = t.sector_stats(sector).unwrap();
+                (s.wins, s.losses, s.draws)
+            };
+            assert_eq!(counts(&a), counts(&b), "{name} {sector}");
+        }
+    }
 }
