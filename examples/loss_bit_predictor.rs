@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use morris::db::predictor::{CELLS, cell};
+use morris::db::predictor::{CELLS, Model, cell};
 use morris::db::{SectorFile, Value, file_name};
 use morris::index::{SectorIndex, SectorKey};
 use morris::rules::Variant;
@@ -63,19 +63,19 @@ fn main() {
                 .unzip()
         })
         .collect();
-    let mut counts = vec![[0u64; 2]; CELLS];
+    let mut counts = Box::new([[0u64; 2]; CELLS]);
     for (lost, cells) in &blocks {
         for (&l, &c) in lost.iter().zip(cells) {
             counts[c as usize][l as usize] += 1;
         }
     }
-    let predicted: Vec<bool> = counts.iter().map(|[not, lost]| lost > not).collect();
+    let model = Model::from_counts(&counts);
     let (mut positions, mut lost_count, mut wrong, mut plain, mut residual) = (0, 0, 0, 0, 0);
     for (lost, cells) in &blocks {
         let errors: Vec<bool> = lost
             .iter()
             .zip(cells)
-            .map(|(&l, &c)| l ^ predicted[c as usize])
+            .map(|(&l, &c)| l ^ model.guesses_lost(c as usize))
             .collect();
         positions += lost.len();
         lost_count += lost.iter().filter(|l| **l).count();

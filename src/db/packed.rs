@@ -53,7 +53,7 @@ use super::error::FileError;
 use super::file::{SectorFile, file_name, write_atomically};
 use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::u64_le;
-use super::predictor::{MODEL_BLOCKS, MODEL_LEN, Model, Predicting};
+use super::predictor::{MODEL_LEN, Model, Predicting};
 use super::value::{Value, Wdl};
 use crate::rules::Variant;
 
@@ -150,6 +150,9 @@ pub const NOT_LOST: u8 = 255;
 pub const WINS_RECORD_LEN: usize = 16;
 /// Bytes of a predicted loss-bits file's record of its losses and model.
 pub const PREDICTOR_RECORD_LEN: usize = 8 + MODEL_LEN;
+/// Blocks of a sector of loss bits, evenly spaced (every block of a small
+/// sector), that teach the predictor's model and judge whether it pays.
+const SAMPLE_BLOCKS: usize = 32;
 /// Writes the packed copy of a raw sector file into `dir`; returns its path.
 ///
 /// # Errors
@@ -192,7 +195,11 @@ pub fn write_packed_choosing(
     let block_len = 1usize << header.block_bits;
     let predicting = match (packing, predicted) {
         (Packing::LossBits, None | Some(true)) => {
-            Some(Predicting::learned(variant, raw, block_len)?)
+            let sample = sample_codes(raw, packing, block_len)?;
+            Some((
+                Predicting::learned(variant, raw.header.sector, &sample),
+                sample,
+            ))
         }
         _ => None,
     };
@@ -210,23 +217,18 @@ pub fn write_packed_choosing(
     header.predicted = match (&predicting, predicted) {
         (None, _) => false,
         (Some(_), Some(choice)) => choice,
-        (Some(p), None) => prediction_pays(raw, packing, p, block_len, &compress)?,
+        (Some((p, sample)), None) => prediction_pays(sample, p, &compress)?,
     };
-    let guessing = header.predicted;
-    let codes_of = |i: usize, block: &[u8]| -> Result<BlockCodes, FileError> {
-        let start = (i * block_len) as u64;
-        let mut codes = BlockCodes::of(raw, packing, start, block)?;
-        if let Some(p) = predicting.as_ref().filter(|_| guessing) {
-            codes.lost = codes.codes.iter().map(|&c| u64::from(c == 1)).sum();
-            p.guess_over(start, &mut codes.codes);
-        }
-        Ok(codes)
-    };
+    let guesser = predicting.map(|(p, _)| p).filter(|_| header.predicted);
     let blocks: Vec<(Vec<u8>, Wins, u64)> = bytes
         .par_chunks(block_len)
         .enumerate()
         .map(|(i, block)| {
-            let codes = codes_of(i, block)?;
+            let start = (i * block_len) as u64;
+            let mut codes = BlockCodes::of(raw, packing, start, block)?;
+            if let Some(p) = &guesser {
+                p.guess_over(start, &mut codes.codes);
+            }
             Ok((compress(&codes.codes)?, codes.wins, codes.lost))
         })
         .collect::<Result<_, FileError>>()?;
@@ -234,9 +236,7 @@ pub fn write_packed_choosing(
     let overflow = overflow_kept(raw, packing);
     header.overflow_entries = (overflow.len() / OVERFLOW_ENTRY_LEN) as u64;
     header.overflow_checksum = xxhash_rust::xxh3::xxh3_64(&overflow);
-    let model = predicting
-        .filter(|_| header.predicted)
-        .map(|p| (losses, p.model));
+    let model = guesser.map(|p| (losses, p.model));
     let table = block_table(&mut header, &blocks, model, &overflow);
     let path = dir.join(file_name(header.sector));
     write_atomically(&path, |file| {
@@ -251,29 +251,44 @@ pub fn write_packed_choosing(
     Ok(path)
 }
 
-/// Whether predicting pays: whether the sampled blocks' codes XOR the
-/// guesses compress smaller than the codes.
-fn prediction_pays(
+/// The codes of [`SAMPLE_BLOCKS`] evenly spaced blocks of a raw file, each
+/// with the index of its first position.
+fn sample_codes(
     raw: &SectorFile,
     packing: Packing,
-    predicting: &Predicting,
     block_len: usize,
-    compress: &impl Fn(&[u8]) -> Result<Vec<u8>, FileError>,
-) -> Result<bool, FileError> {
+) -> Result<Vec<(u64, Vec<u8>)>, FileError> {
     let bytes = raw.bytes().unwrap_or_default();
-    let step = bytes
-        .len()
-        .div_ceil(block_len)
-        .div_ceil(MODEL_BLOCKS)
-        .max(1);
-    let (mut plain, mut guessed) = (0, 0);
-    for (i, block) in bytes.chunks(block_len).enumerate().step_by(step) {
-        let start = (i * block_len) as u64;
-        let mut codes = BlockCodes::of(raw, packing, start, block)?.codes;
-        plain += compress(&codes)?.len();
-        predicting.guess_over(start, &mut codes);
-        guessed += compress(&codes)?.len();
-    }
+    let blocks = bytes.len().div_ceil(block_len);
+    let step = blocks.div_ceil(SAMPLE_BLOCKS).max(1);
+    (0..blocks)
+        .step_by(step)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|i| {
+            let start = i * block_len;
+            let block = &bytes[start..(start + block_len).min(bytes.len())];
+            let codes = BlockCodes::of(raw, packing, start as u64, block)?.codes;
+            Ok((start as u64, codes))
+        })
+        .collect()
+}
+
+/// Whether predicting pays: whether the sample's codes XOR the guesses
+/// compress smaller than the codes.
+fn prediction_pays(
+    sample: &[(u64, Vec<u8>)],
+    predicting: &Predicting,
+    compress: &(impl Fn(&[u8]) -> Result<Vec<u8>, FileError> + Sync),
+) -> Result<bool, FileError> {
+    let (plain, guessed) = sample
+        .par_iter()
+        .map(|(start, codes)| {
+            let mut guessed = codes.clone();
+            predicting.guess_over(*start, &mut guessed);
+            Ok((compress(codes)?.len(), compress(&guessed)?.len()))
+        })
+        .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))?;
     Ok(guessed < plain)
 }
 
@@ -345,7 +360,8 @@ impl Wins {
 struct BlockCodes {
     codes: Vec<u8>,
     wins: Wins,
-    /// The lost positions, counted for a predicted file's record only.
+    /// The lost positions among them (not counted in plain codes, which
+    /// are never predicted).
     lost: u64,
 }
 
@@ -366,6 +382,7 @@ impl BlockCodes {
             });
         }
         let mut codes = Vec::with_capacity(block.len());
+        let mut lost_count = 0;
         for (i, &byte) in block.iter().enumerate() {
             let value = match Value::from_byte(byte) {
                 Some(v) => v,
@@ -376,6 +393,7 @@ impl BlockCodes {
                 wins.longest = wins.longest.max(n.into());
             }
             let lost = matches!(value, Value::Loss(_));
+            lost_count += u64::from(lost);
             codes.push(match packing {
                 Packing::PlainWdl => Wdl::of(value).code(),
                 // An escaped loss stays escaped: its plies are in the table.
@@ -387,7 +405,7 @@ impl BlockCodes {
         Ok(BlockCodes {
             codes,
             wins,
-            lost: 0,
+            lost: lost_count,
         })
     }
 }
@@ -444,7 +462,7 @@ pub fn same_values(
 ) -> Result<(), FileError> {
     let bytes = raw.bytes().unwrap_or_default();
     let packing = Packing::of(&packed.header);
-    let mut same = packed.header.positions == raw.header.positions
+    let same = packed.header.positions == raw.header.positions
         && packed.overflow_table() == overflow_kept(raw, packing);
     let predictor = packed.predictor();
     let predicting =
@@ -460,46 +478,37 @@ pub fn same_values(
     };
     let block_len = 1usize << packed.header.block_bits;
     let blocks = body.blocks();
-    same &= bytes.len().div_ceil(block_len) == blocks;
-    // Per block: the same codes, its wins and (predicted) its losses.
-    let (wins, losses) = (0..if same { blocks } else { 0 })
+    if !same || bytes.len().div_ceil(block_len) != blocks {
+        return Err(differ());
+    }
+    // Per block: the same codes, and its wins and losses.
+    let (wins, losses) = (0..blocks)
         .into_par_iter()
-        .map(|block| -> Result<(bool, Wins, u64), FileError> {
+        .map(|block| {
             let stored = body.block_codes(block)?;
             let at = block * block_len;
-            let from_raw = bytes
-                .get(at..(at + block_len).min(bytes.len()))
-                .unwrap_or_default();
+            let from_raw = &bytes[at..(at + block_len).min(bytes.len())];
             let mut codes = BlockCodes::of(raw, packing, at as u64, from_raw)?;
-            let mut lost = 0;
             if let Some(p) = &predicting {
-                lost = codes.codes.iter().map(|&c| u64::from(c == 1)).sum::<u64>();
                 p.guess_over(at as u64, &mut codes.codes);
             }
-            Ok((codes.codes == stored, codes.wins, lost))
+            if codes.codes == stored {
+                Ok((codes.wins, codes.lost))
+            } else {
+                Err(differ())
+            }
         })
-        .try_fold(
-            || (Wins::default(), 0u64),
-            |(w, l), b| {
-                let (same_block, wins, lost) = b?;
-                if same_block {
-                    Ok((w.merge(wins), l + lost))
-                } else {
-                    Err(differ())
-                }
-            },
-        )
         .try_reduce(
             || (Wins::default(), 0),
             |a, b| Ok((a.0.merge(b.0), a.1 + b.1)),
         )?;
-    if packing.losses_only() {
-        same &= packed.wins()? == Some(wins);
+    let wins_kept = !packing.losses_only() || packed.wins()? == Some(wins);
+    let losses_kept = predictor.is_none_or(|(count, _)| count == losses);
+    if wins_kept && losses_kept {
+        Ok(())
+    } else {
+        Err(differ())
     }
-    if let Some((count, _)) = predictor {
-        same &= count == losses;
-    }
-    if same { Ok(()) } else { Err(differ()) }
 }
 
 /// A block's checksum: of its bytes, seeded with its number and where it

@@ -7,14 +7,11 @@
 //! The features are the same for every symmetric image of a position (they
 //! depend on links and mills only), so a probe computes them from the
 //! position it holds, not from the canonical one the index stores. What
-//! `pack` needs besides (`Predicting`) learns a sector's model and turns
-//! its loss bits into the stored ones and back.
+//! `pack` needs besides (`Predicting`) learns a sector's model from a
+//! sample of its loss bits and turns them into the stored ones and back.
 
 use rayon::prelude::*;
 
-use super::error::FileError;
-use super::file::SectorFile;
-use super::value::Value;
 use crate::index::{SectorIndex, SectorKey};
 use crate::rules::{Bitboard, Position, Variant};
 
@@ -82,7 +79,7 @@ pub fn cell(variant: &Variant, pos: &Position) -> usize {
 }
 
 /// Per cell, whether the model guesses "lost".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Model {
     lost: [u64; MODEL_LEN / 8],
 }
@@ -125,10 +122,6 @@ impl Model {
     }
 }
 
-/// Blocks of a sector whose positions teach the predictor's model: evenly
-/// spaced, every block of a small sector.
-pub(super) const MODEL_BLOCKS: usize = 32;
-
 /// What the codes of a predicted loss-bits file need: the sector's index
 /// (positions for the features) and the model.
 pub(super) struct Predicting<'a> {
@@ -155,82 +148,63 @@ impl<'a> Predicting<'a> {
         }
     }
 
-    /// The predicting of a raw sector file, its model learned from it.
-    ///
-    /// # Errors
-    /// A damaged raw file.
+    /// The predicting of `sector` whose model guesses "lost" in the cells
+    /// where most positions of `sample` are: blocks of loss bits (one per
+    /// byte), each with the index of its first position.
     pub(super) fn learned(
         variant: &'a Variant,
-        raw: &SectorFile,
-        block_len: usize,
-    ) -> Result<Predicting<'a>, FileError> {
+        sector: SectorKey,
+        sample: &[(u64, Vec<u8>)],
+    ) -> Predicting<'a> {
         let mut predicting = Predicting::new(
             variant,
-            raw.header.sector,
-            Model::from_counts(&[[0; 2]; CELLS]),
+            sector,
+            Model {
+                lost: [0; MODEL_LEN / 8],
+            },
         );
-        predicting.model = learn_model(variant, raw, &predicting.index, block_len)?;
-        Ok(predicting)
+        let counts = sample
+            .par_iter()
+            .map(|(start, codes)| {
+                let mut counts = Box::new([[0u64; 2]; CELLS]);
+                predicting.for_each_cell(*start, codes.len(), |at, cell| {
+                    counts[cell][codes[at] as usize] += 1;
+                });
+                counts
+            })
+            .reduce(
+                || Box::new([[0u64; 2]; CELLS]),
+                |mut a, b| {
+                    for (x, y) in a.iter_mut().zip(b.iter()) {
+                        x[0] += y[0];
+                        x[1] += y[1];
+                    }
+                    a
+                },
+            );
+        predicting.model = Model::from_counts(&counts);
+        predicting
     }
 
     /// Turns the loss bits (one per byte) of the positions from `start` on
     /// into the stored bits, or back: each XOR the model's guess.
     pub(super) fn guess_over(&self, start: u64, codes: &mut [u8]) {
-        let (us_hand, them_hand) = (self.us_hand, self.them_hand);
-        let end = start + codes.len() as u64;
-        self.index.for_each_in(start..end, |i, us, them| {
-            let guess =
-                self.model
-                    .guesses_lost(cell_of(self.variant, us, us_hand, them, them_hand));
-            codes[(i - start) as usize] ^= guess as u8;
+        self.for_each_cell(start, codes.len(), |at, cell| {
+            codes[at] ^= self.model.guesses_lost(cell) as u8;
         });
     }
-}
 
-/// The model of a raw sector file: per cell, lost where most of its
-/// positions in evenly spaced blocks are.
-fn learn_model(
-    variant: &Variant,
-    raw: &SectorFile,
-    index: &SectorIndex,
-    block_len: usize,
-) -> Result<Model, FileError> {
-    let positions = raw.header.positions as usize;
-    let blocks = positions.div_ceil(block_len);
-    let step = blocks.div_ceil(MODEL_BLOCKS).max(1);
-    let (us_hand, them_hand) = (raw.header.sector.us_hand, raw.header.sector.them_hand);
-    let counts = (0..blocks)
-        .step_by(step)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|block| {
-            let mut counts = Box::new([[0u64; 2]; CELLS]);
-            let start = (block * block_len) as u64;
-            let end = ((block + 1) * block_len).min(positions) as u64;
-            let mut failed = None;
-            index.for_each_in(start..end, |i, us, them| {
-                let lost = match raw.value(i) {
-                    Ok(v) => matches!(v, Value::Loss(_)),
-                    Err(e) => {
-                        failed = Some(e);
-                        false
-                    }
-                };
-                counts[cell_of(variant, us, us_hand, them, them_hand)][lost as usize] += 1;
+    /// Calls `f(k, cell)` for the `k`-th of the `len` positions from `start` on.
+    fn for_each_cell(&self, start: u64, len: usize, mut f: impl FnMut(usize, usize)) {
+        let (us_hand, them_hand) = (self.us_hand, self.them_hand);
+        self.index
+            .for_each_in(start..start + len as u64, |i, us, them| {
+                f(
+                    (i - start) as usize,
+                    cell_of(self.variant, us, us_hand, them, them_hand),
+                );
             });
-            failed.map_or(Ok(counts), Err)
-        })
-        .try_reduce(
-            || Box::new([[0u64; 2]; CELLS]),
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b.iter()) {
-                    x[0] += y[0];
-                    x[1] += y[1];
-                }
-                Ok(a)
-            },
-        )?;
-    Ok(Model::from_counts(&counts))
+    }
 }
 
 #[cfg(test)]
