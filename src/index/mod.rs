@@ -6,6 +6,6 @@ mod sector;
 
 pub(crate) use combinatorics::colex_rank;
 pub use combinatorics::{binomial, for_each_subset};
+pub(crate) use indexer::{RepresentativeClasses, UsBlock, UsClass};
 pub use indexer::{SectorIndex, SetClasses};
-pub(crate) use indexer::{UsBlock, UsClass};
 pub use sector::{SectorGraph, SectorKey, SectorParseError};

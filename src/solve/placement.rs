@@ -18,7 +18,9 @@ use rayon::prelude::*;
 use super::cells::{Cells, DRAW, RESOLVED, SolvedSector};
 use super::error::SolveError;
 use crate::db::{ClockValue, FileError, Fold, SectorFile, Tablebase, Value};
-use crate::index::{SectorIndex, SectorKey, UsBlock, UsClass, binomial, for_each_subset};
+use crate::index::{
+    RepresentativeClasses, SectorIndex, SectorKey, UsBlock, UsClass, binomial, for_each_subset,
+};
 use crate::rules::{Bitboard, Variant};
 use crate::system::prefetch_range;
 
@@ -291,7 +293,7 @@ fn solve_group<M: Metric>(
     variant: &Variant,
     metric: &M,
     index: &SectorIndex,
-    classes: &[UsClass],
+    classes: &RepresentativeClasses,
     group: &Group,
     (quiet, taking): (&Children, &Children),
     cells: &Cells,
@@ -323,11 +325,8 @@ fn solve_group<M: Metric>(
         _ => 0,
     };
     let mut taking_bases = [0u32; 32];
-    for class in classes {
+    let mut solve_position = |class: &UsClass| {
         let us = class.us;
-        if !(us & them).is_empty() || !index.is_stored_image(class, them) {
-            continue;
-        }
         let quiet_base = group.quiet.as_ref().map(|b| (b, base(quiet, b, us)));
         let mut taking_ready = false;
         let mut best = metric.start();
@@ -359,6 +358,13 @@ fn solve_group<M: Metric>(
             }
         }
         cells.set_zero_cell(index.index_in(class, them), metric.cell(&best)?);
-    }
-    Ok(())
+        Ok(())
+    };
+    let mut result = Ok(());
+    classes.for_each_disjoint(them, |class| {
+        if result.is_ok() && index.is_stored_image(class, them) {
+            result = solve_position(class);
+        }
+    });
+    result
 }

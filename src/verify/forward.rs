@@ -569,17 +569,14 @@ impl<'a> Forward<'a> {
                 let mut previous = None;
                 let mut check_group = |them: Bitboard| {
                     blocks.clear(self.variant.removable(them));
-                    for class in &classes {
-                        if result.is_err()
-                            || !(class.us & them).is_empty()
-                            || !self.index.is_stored_image(class, them)
-                        {
-                            continue;
+                    classes.for_each_disjoint(them, |class| {
+                        if result.is_err() || !self.index.is_stored_image(class, them) {
+                            return;
                         }
                         let index = self.index.index_in(class, them);
                         let pos = Position::from_sides(class.us, s.us_hand, them, s.them_hand);
                         result = self.check_one(index, pos, &mut blocks, &mut found, limit);
-                    }
+                    });
                 };
                 for_each_subset(board.len(), s.them_board as usize, ranks, |them| {
                     self.prefetch_group(them);
