@@ -157,8 +157,8 @@ impl Reporter {
                 }
             }
             SolveEvent::Skipped { .. } => {}
-            SolveEvent::Packed { sectors } => self.line(format!(
-                "packed {} (no unsolved unit reads it any more): raw file removed",
+            SolveEvent::Packed { sectors, elapsed } => self.line(format!(
+                "packed {} in {elapsed:.2?} (no unsolved unit reads it any more): raw file removed",
                 names(&sectors)
             )),
             SolveEvent::Waiting { sectors } => self.line(format!(
@@ -216,8 +216,9 @@ pub fn solve(
     if let (Some(peak), Some(dir)) = (summary.peak_disk, pack) {
         let _ = writeln!(
             out,
-            "packed into {}; the two folders held at most {:.3} GB together",
+            "packed into {} (packing took {:.2?} of it); the two folders held at most {:.3} GB together",
             dir.display(),
+            summary.packing,
             peak as f64 / 1e9
         );
     }

@@ -67,6 +67,8 @@ pub enum SolveEvent<'a> {
     /// Sectors packed into the packed folder, their raw files removed.
     Packed {
         sectors: Vec<SectorKey>,
+        /// Packing, checking and removing them took this long.
+        elapsed: Duration,
     },
     /// Another process holds the unit's lock: this one waits for it.
     Waiting {
@@ -94,6 +96,8 @@ pub struct SolveSummary {
     /// Under `pack`: the most bytes the raw and packed folders held together
     /// after a unit.
     pub peak_disk: Option<u64>,
+    /// Under `pack`: the time spent packing, included in `elapsed`.
+    pub packing: Duration,
 }
 
 /// Solves the selected sectors and their dependencies into `options.db`,
@@ -253,11 +257,14 @@ fn pack_along(
     let Some(along) = along else {
         return Ok(());
     };
+    let started = Instant::now();
     let all: Vec<SectorKey> = units.iter().flatten().copied().collect();
     let sectors = along.pack_finished(&all)?;
+    let elapsed = started.elapsed();
     summary.peak_disk = Some(along.peak_disk);
+    summary.packing += elapsed;
     if !sectors.is_empty() {
-        on_event(SolveEvent::Packed { sectors });
+        on_event(SolveEvent::Packed { sectors, elapsed });
     }
     Ok(())
 }
