@@ -670,7 +670,7 @@ impl Tablebase {
 
 /// The sectors one search has met, mapped: a position's children lie in a
 /// sector or two, so they skip the folder's shared map, its lock and its
-/// reference counts, which took a sixth of a probe's time.
+/// reference counts (15% of a probe's time in a profile on small sectors).
 #[derive(Default)]
 struct Nearby(Vec<(SectorKey, Option<Mapped>)>);
 
