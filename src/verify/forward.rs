@@ -22,13 +22,53 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::{Checked, Found, Mismatch};
-use crate::db::{ClockValue, Fold, ProbeError, SectorFile, Tablebase, Value, Wdl};
+use crate::db::{ClockValue, ProbeError, SectorFile, Tablebase, Value, Wdl};
 use crate::index::{SectorIndex, SectorKey, UsBlock, binomial, for_each_subset};
 use crate::rules::{Bitboard, Outcome, Point, Position, Variant};
 use crate::system::{prefetch, prefetch_range};
 
 /// Groups (sets of the other side's men) per parallel work item.
 const GROUPS_PER_ITEM: u64 = 64;
+
+/// A move's value for its mover as one number, the larger the better: a win
+/// above a draw above a loss, a shorter win and a longer loss above others.
+/// The best move is then a maximum, the fold [`crate::db::Fold`] makes in three parts.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct MoveRank(u32);
+
+const DRAW_RANK: u32 = 1 << 16;
+const WIN_RANK: u32 = 3 << 16;
+
+/// The rank of a move whose child is lost at once: nothing beats it.
+const WIN_AT_ONCE: MoveRank = MoveRank(WIN_RANK - 1);
+
+/// [`RANK_OF_BYTE`]'s entry for a byte that is no value by itself (the escape).
+const SLOW_BYTE: MoveRank = MoveRank(u32::MAX);
+
+impl MoveRank {
+    /// The rank of a move to a child of value `child` (for the child's side to move).
+    fn of_child(child: Value) -> MoveRank {
+        MoveRank(match child.from_parent() {
+            Value::Win(n) => WIN_RANK - u32::from(n),
+            Value::Draw => DRAW_RANK,
+            Value::Loss(n) => u32::from(n),
+        })
+    }
+
+    /// The value of a position whose best move has this rank.
+    fn value(self) -> Value {
+        match self.0 {
+            r if r > DRAW_RANK => Value::Win((WIN_RANK - r) as u16),
+            DRAW_RANK => Value::Draw,
+            r => Value::Loss(r as u16),
+        }
+    }
+}
+
+/// The rank of a move to a child whose stored byte (in a raw file) is the index.
+static RANK_OF_BYTE: std::sync::LazyLock<[MoveRank; 256]> = std::sync::LazyLock::new(|| {
+    std::array::from_fn(|b| Value::from_byte(b as u8).map_or(SLOW_BYTE, MoveRank::of_child))
+});
 
 /// One sector to check, with the finished sectors its moves lead to.
 pub struct Forward<'a> {
@@ -227,6 +267,11 @@ impl<'a> Forward<'a> {
         for (placed, row) in kinds.iter_mut().enumerate() {
             for (removed, kind) in row.iter_mut().enumerate() {
                 *kind = child_sector(sector, placed == 1, removed == 1, &children);
+                // No slide while holding men: no such child, and no block of
+                // that sector to fetch for each group.
+                if placed == 0 && !variant.may_slide(sector.us_hand) {
+                    *kind = ChildSector::Other;
+                }
             }
         }
         Ok(Forward {
@@ -417,23 +462,29 @@ impl<'a> Forward<'a> {
         if self.variant.static_outcome(pos) == Some(Outcome::Drawn) {
             return Ok(Value::Draw);
         }
-        let mut fold = Fold::new();
+        let rank_of_byte = &*RANK_OF_BYTE;
+        // No move at all: blocked, lost at once.
+        let mut best = MoveRank(0);
         let mut error = None;
         self.for_each_child(pos, blocks, |child, _| {
             let value = match child {
+                Child::At(Stored { raw: Some(b), .. }) if rank_of_byte[b as usize] != SLOW_BYTE => {
+                    best = best.max(rank_of_byte[b as usize]);
+                    return best != WIN_AT_ONCE;
+                }
                 Child::Lost => Ok(Value::Loss(0)),
                 Child::At(at) => self.stored(at, None),
                 // A sector without a file: the tablebase answers or explains.
                 Child::Other(child) => self.tablebase.value(&child),
             };
             match value {
-                Ok(v) => fold.add(v),
+                Ok(v) => best = best.max(MoveRank::of_child(v)),
                 Err(e) => error = Some(e),
             }
             // Nothing beats winning at once: the rest cannot change the value.
-            error.is_none() && fold.shortest_win() != Some(1)
+            error.is_none() && best != WIN_AT_ONCE
         });
-        error.map_or(Ok(fold.value()), Err)
+        error.map_or(Ok(best.value()), Err)
     }
 
     /// [`Forward::recompute`] in a win/draw/loss-only folder.
@@ -622,8 +673,39 @@ impl<'a> Forward<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::Fold;
     use crate::index::SectorGraph;
     use crate::solve::{Selection, SolveOptions, solve};
+
+    /// The best move by rank is the best move by [`Fold`], for every set of
+    /// up to three children's values (and none: blocked).
+    #[test]
+    fn the_rank_of_the_best_move_is_the_folds_value() {
+        let values: Vec<Value> = (0..12)
+            .map(Value::from_plies)
+            .chain([Value::Draw, Value::Loss(300), Value::Win(301)])
+            .collect();
+        let mut sets: Vec<Vec<Value>> = vec![vec![]];
+        for a in &values {
+            sets.push(vec![*a]);
+            for b in &values {
+                sets.push(vec![*a, *b]);
+                for c in &values {
+                    sets.push(vec![*a, *b, *c]);
+                }
+            }
+        }
+        for children in sets {
+            let mut fold = Fold::new();
+            let mut best = MoveRank(0);
+            for &v in &children {
+                fold.add(v);
+                best = best.max(MoveRank::of_child(v));
+            }
+            assert_eq!(best.value(), fold.value(), "{children:?}");
+            assert_eq!(best == WIN_AT_ONCE, fold.shortest_win() == Some(1));
+        }
+    }
 
     /// The check's own move loop gives the children [`Variant::for_each_move`]
     /// gives, each at the index its sector's index gives and with the same
