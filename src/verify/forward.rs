@@ -204,6 +204,38 @@ impl<'f> Blocks<'f> {
         self.position = self.position.wrapping_add(1);
     }
 
+    /// The slot of the children in sector `entry` of the moves from `pos`
+    /// that remove `remove` (or nothing), its base that of `pos`.
+    #[inline]
+    fn slot(
+        &mut self,
+        entry: usize,
+        index: &SectorIndex,
+        pos: &Position,
+        remove: Option<Point>,
+    ) -> usize {
+        let column = remove.map_or(NO_REMOVAL, usize::from);
+        let slot = match self.slot_of[entry][column] {
+            0 => {
+                let mover = remove.map_or(pos.them(), |r| pos.them().without(r));
+                self.slots.push(Slot {
+                    block: index.us_block(mover),
+                    base: 0,
+                    base_of: self.position.wrapping_sub(1),
+                });
+                self.slot_of[entry][column] = self.slots.len() as u8;
+                self.slots.len() - 1
+            }
+            n => n as usize - 1,
+        };
+        let found = &mut self.slots[slot];
+        if found.base_of != self.position {
+            found.base = index.block_base(&found.block, pos.us());
+            found.base_of = self.position;
+        }
+        slot
+    }
+
     /// The index of the child in sector `entry` of the move `at` from `pos`,
     /// after which the mover has `after`.
     #[inline]
@@ -215,25 +247,8 @@ impl<'f> Blocks<'f> {
         at: ChildAt,
         after: Bitboard,
     ) -> u64 {
-        let column = at.remove.map_or(NO_REMOVAL, usize::from);
-        let slot = match self.slot_of[entry][column] {
-            0 => {
-                let mover = at.remove.map_or(pos.them(), |r| pos.them().without(r));
-                self.slots.push(Slot {
-                    block: index.us_block(mover),
-                    base: 0,
-                    base_of: self.position.wrapping_sub(1),
-                });
-                self.slot_of[entry][column] = self.slots.len() as u8;
-                self.slots.len() - 1
-            }
-            n => n as usize - 1,
-        };
-        let slot = &mut self.slots[slot];
-        if slot.base_of != self.position {
-            slot.base = index.block_base(&slot.block, pos.us());
-            slot.base_of = self.position;
-        }
+        let slot = self.slot(entry, index, pos, at.remove);
+        let slot = &self.slots[slot];
         index.index_in_block_after(&slot.block, slot.base, after, at.from, at.to)
     }
 }
@@ -462,6 +477,9 @@ impl<'a> Forward<'a> {
         if self.variant.static_outcome(pos) == Some(Outcome::Drawn) {
             return Ok(Value::Draw);
         }
+        if let Some(best) = self.best_placement(pos, blocks) {
+            return Ok(best.value());
+        }
         let rank_of_byte = &*RANK_OF_BYTE;
         // No move at all: blocked, lost at once.
         let mut best = MoveRank(0);
@@ -485,6 +503,80 @@ impl<'a> Forward<'a> {
             error.is_none() && best != WIN_AT_ONCE
         });
         error.map_or(Ok(best.value()), Err)
+    }
+
+    /// The best move of a position whose every move places a man, when every
+    /// child is in a raw file (or lost) and no stored byte is escaped; else
+    /// `None`, for the general loop. The moves are those of
+    /// [`Forward::for_each_child`] (a test holds the two together), the
+    /// children's indices taken from the group's blocks with their bases
+    /// looked up once per position rather than once per child: the bulk of
+    /// a placement sector's check.
+    #[inline]
+    fn best_placement(&self, pos: &Position, blocks: &mut Blocks) -> Option<MoveRank> {
+        let variant = self.variant;
+        if pos.us_hand() == 0 || variant.may_slide(pos.us_hand()) {
+            return None;
+        }
+        if variant.static_outcome(pos).is_some() {
+            return None; // no moves: the general loop says what it is
+        }
+        let ChildSector::File(quiet) = self.kinds[1][0] else {
+            return None;
+        };
+        let taking = self.kinds[1][1];
+        if let ChildSector::Other = taking {
+            return None;
+        }
+        let bytes = |entry: usize| blocks.bytes[entry];
+        let quiet_bytes = bytes(quiet)?;
+        let taking_bytes = match taking {
+            ChildSector::File(entry) => Some(bytes(entry)?),
+            _ => None,
+        };
+        let board = variant.board;
+        let (us, them) = (pos.us(), pos.them());
+        let removable = blocks.removable;
+        let quiet_index = &self.children[quiet].1;
+        blocks.next_position();
+        let quiet_slot = blocks.slot(quiet, quiet_index, pos, None);
+        // The slots of the children after each removal, looked up at the first mill.
+        let mut taking_slots = [0usize; 32];
+        let mut takings = None;
+        let rank_of_byte = &*RANK_OF_BYTE;
+        let mut best = MoveRank(0);
+        for to in board.all() & !(us | them) {
+            let after = us.with(to);
+            if removable.is_empty() || !board.closes_mill(after, to) {
+                let slot = &blocks.slots[quiet_slot];
+                let at = quiet_index.index_in_block_after(&slot.block, slot.base, after, None, to);
+                best = best.max(rank_of_byte[quiet_bytes[at as usize] as usize]);
+            } else if let (ChildSector::File(entry), Some(bytes)) = (taking, taking_bytes) {
+                let taking_index = &self.children[entry].1;
+                let n = *takings.get_or_insert_with(|| {
+                    let mut n = 0;
+                    for r in removable {
+                        taking_slots[n] = blocks.slot(entry, taking_index, pos, Some(r));
+                        n += 1;
+                    }
+                    n
+                });
+                for &slot in &taking_slots[..n] {
+                    let slot = &blocks.slots[slot];
+                    let at =
+                        taking_index.index_in_block_after(&slot.block, slot.base, after, None, to);
+                    best = best.max(rank_of_byte[bytes[at as usize] as usize]);
+                }
+            } else {
+                // The other side is left with fewer than three men.
+                best = best.max(WIN_AT_ONCE);
+            }
+            // An escaped byte ranks above every value: the general loop reads it.
+            if best >= WIN_AT_ONCE {
+                break;
+            }
+        }
+        (best != SLOW_BYTE).then_some(best)
     }
 
     /// [`Forward::recompute`] in a win/draw/loss-only folder.

@@ -51,6 +51,8 @@ fn plant(
 fn the_fast_check_agrees_with_the_oracle() {
     fast_check_agrees_with_the_oracle(&[
         ("six", Selection::All, SectorKey::movement(4, 4)),
+        // A placement sector: the check values its positions in a loop of its own.
+        ("six", Selection::All, "5+1-6+0".parse().unwrap()),
         ("standard", Selection::MaxMen(7), SectorKey::movement(3, 3)),
     ]);
 }
