@@ -21,54 +21,16 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::blocks::Blocks;
+use super::move_rank::{MoveRank, NO_MOVE, RANK_OF_BYTE, SLOW_BYTE, WIN_AT_ONCE};
 use super::{Checked, Found, Mismatch};
 use crate::db::{ClockValue, ProbeError, SectorFile, Tablebase, Value, Wdl};
-use crate::index::{SectorIndex, SectorKey, UsBlock, binomial, for_each_subset};
+use crate::index::{SectorIndex, SectorKey, binomial, for_each_subset};
 use crate::rules::{Bitboard, Outcome, Point, Position, Variant};
 use crate::system::{prefetch, prefetch_range};
 
 /// Groups (sets of the other side's men) per parallel work item.
 const GROUPS_PER_ITEM: u64 = 64;
-
-/// A move's value for its mover as one number, the larger the better: a win
-/// above a draw above a loss, a shorter win and a longer loss above others.
-/// The best move is then a maximum, the fold [`crate::db::Fold`] makes in three parts.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct MoveRank(u32);
-
-const DRAW_RANK: u32 = 1 << 16;
-const WIN_RANK: u32 = 3 << 16;
-
-/// The rank of a move whose child is lost at once: nothing beats it.
-const WIN_AT_ONCE: MoveRank = MoveRank(WIN_RANK - 1);
-
-/// [`RANK_OF_BYTE`]'s entry for a byte that is no value by itself (the escape).
-const SLOW_BYTE: MoveRank = MoveRank(u32::MAX);
-
-impl MoveRank {
-    /// The rank of a move to a child of value `child` (for the child's side to move).
-    fn of_child(child: Value) -> MoveRank {
-        MoveRank(match child.from_parent() {
-            Value::Win(n) => WIN_RANK - u32::from(n),
-            Value::Draw => DRAW_RANK,
-            Value::Loss(n) => u32::from(n),
-        })
-    }
-
-    /// The value of a position whose best move has this rank.
-    fn value(self) -> Value {
-        match self.0 {
-            r if r > DRAW_RANK => Value::Win((WIN_RANK - r) as u16),
-            DRAW_RANK => Value::Draw,
-            r => Value::Loss(r as u16),
-        }
-    }
-}
-
-/// The rank of a move to a child whose stored byte (in a raw file) is the index.
-static RANK_OF_BYTE: std::sync::LazyLock<[MoveRank; 256]> = std::sync::LazyLock::new(|| {
-    std::array::from_fn(|b| Value::from_byte(b as u8).map_or(SLOW_BYTE, MoveRank::of_child))
-});
 
 /// One sector to check, with the finished sectors its moves lead to.
 pub struct Forward<'a> {
@@ -106,12 +68,12 @@ const CHECKED_SECTOR: usize = usize::MAX;
 
 /// One move, as [`Forward::child`] needs it.
 #[derive(Clone, Copy)]
-struct ChildAt {
+pub(super) struct ChildAt {
     /// 1 for a placement, else 0.
-    placed: usize,
-    remove: Option<Point>,
-    from: Option<Point>,
-    to: Point,
+    pub(super) placed: usize,
+    pub(super) remove: Option<Point>,
+    pub(super) from: Option<Point>,
+    pub(super) to: Point,
 }
 
 /// Where the children of one kind of move are.
@@ -148,109 +110,6 @@ fn child_sector(
         .iter()
         .position(|(c, _, _)| *c == key)
         .map_or(ChildSector::Other, ChildSector::File)
-}
-
-/// A worker's index lookups for one group of positions (one set of the
-/// other side's men): per child sector and removed man (or none), its
-/// [`UsBlock`], and its base for the position being checked. A child's index
-/// then costs a couple of table lookups.
-///
-/// Every child's side to move has the group's men, less the man removed if
-/// any, so the child sector and the removed point name the block.
-struct Blocks<'f> {
-    /// The men of the group's other side that a mill may remove.
-    removable: Bitboard,
-    /// The value bytes of each child sector's file, if raw.
-    bytes: Vec<Option<&'f [u8]>>,
-    slots: Vec<Slot>,
-    /// Counts the positions, so that a slot knows whose its base is.
-    position: u32,
-    /// Per child sector (an entry of [`Forward::children`]) and removed point
-    /// ([`NO_REMOVAL`] for none): 1 + the slot, or 0 while not looked up.
-    slot_of: Vec<[u8; NO_REMOVAL + 1]>,
-}
-
-/// The column of [`Blocks::slot_of`] for children that remove nothing.
-const NO_REMOVAL: usize = 32;
-
-struct Slot {
-    block: UsBlock,
-    /// The block's base for the side to move of position `base_of`.
-    base: u32,
-    base_of: u32,
-}
-
-impl<'f> Blocks<'f> {
-    fn new(children: &'f [(SectorKey, Arc<SectorIndex>, Arc<SectorFile>)]) -> Blocks<'f> {
-        Blocks {
-            removable: Bitboard::EMPTY,
-            bytes: children.iter().map(|(_, _, file)| file.bytes()).collect(),
-            slots: Vec::new(),
-            position: 0,
-            slot_of: vec![[0; NO_REMOVAL + 1]; children.len()],
-        }
-    }
-
-    /// A new group, whose other side may lose the men `removable` to a
-    /// mill: nothing looked up yet.
-    fn clear(&mut self, removable: Bitboard) {
-        self.removable = removable;
-        self.slots.clear();
-        self.slot_of.iter_mut().for_each(|row| row.fill(0));
-    }
-
-    /// A new position of the group: its bases are computed again.
-    fn next_position(&mut self) {
-        self.position = self.position.wrapping_add(1);
-    }
-
-    /// The slot of the children in sector `entry` of the moves from `pos`
-    /// that remove `remove` (or nothing), its base that of `pos`.
-    #[inline]
-    fn slot(
-        &mut self,
-        entry: usize,
-        index: &SectorIndex,
-        pos: &Position,
-        remove: Option<Point>,
-    ) -> usize {
-        let column = remove.map_or(NO_REMOVAL, usize::from);
-        let slot = match self.slot_of[entry][column] {
-            0 => {
-                let mover = remove.map_or(pos.them(), |r| pos.them().without(r));
-                self.slots.push(Slot {
-                    block: index.us_block(mover),
-                    base: 0,
-                    base_of: self.position.wrapping_sub(1),
-                });
-                self.slot_of[entry][column] = self.slots.len() as u8;
-                self.slots.len() - 1
-            }
-            n => n as usize - 1,
-        };
-        let found = &mut self.slots[slot];
-        if found.base_of != self.position {
-            found.base = index.block_base(&found.block, pos.us());
-            found.base_of = self.position;
-        }
-        slot
-    }
-
-    /// The index of the child in sector `entry` of the move `at` from `pos`,
-    /// after which the mover has `after`.
-    #[inline]
-    fn index(
-        &mut self,
-        entry: usize,
-        index: &SectorIndex,
-        pos: &Position,
-        at: ChildAt,
-        after: Bitboard,
-    ) -> u64 {
-        let slot = self.slot(entry, index, pos, at.remove);
-        let slot = &self.slots[slot];
-        index.index_in_block_after(&slot.block, slot.base, after, at.from, at.to)
-    }
 }
 
 impl<'a> Forward<'a> {
@@ -481,8 +340,7 @@ impl<'a> Forward<'a> {
             return Ok(best.value());
         }
         let rank_of_byte = &*RANK_OF_BYTE;
-        // No move at all: blocked, lost at once.
-        let mut best = MoveRank(0);
+        let mut best = NO_MOVE;
         let mut error = None;
         self.for_each_child(pos, blocks, |child, _| {
             let value = match child {
@@ -544,7 +402,7 @@ impl<'a> Forward<'a> {
         let mut taking_slots = [0usize; 32];
         let mut takings = None;
         let rank_of_byte = &*RANK_OF_BYTE;
-        let mut best = MoveRank(0);
+        let mut best = NO_MOVE;
         for to in board.all() & !(us | them) {
             let after = us.with(to);
             if removable.is_empty() || !board.closes_mill(after, to) {
@@ -765,39 +623,8 @@ impl<'a> Forward<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::Fold;
     use crate::index::SectorGraph;
     use crate::solve::{Selection, SolveOptions, solve};
-
-    /// The best move by rank is the best move by [`Fold`], for every set of
-    /// up to three children's values (and none: blocked).
-    #[test]
-    fn the_rank_of_the_best_move_is_the_folds_value() {
-        let values: Vec<Value> = (0..12)
-            .map(Value::from_plies)
-            .chain([Value::Draw, Value::Loss(300), Value::Win(301)])
-            .collect();
-        let mut sets: Vec<Vec<Value>> = vec![vec![]];
-        for a in &values {
-            sets.push(vec![*a]);
-            for b in &values {
-                sets.push(vec![*a, *b]);
-                for c in &values {
-                    sets.push(vec![*a, *b, *c]);
-                }
-            }
-        }
-        for children in sets {
-            let mut fold = Fold::new();
-            let mut best = MoveRank(0);
-            for &v in &children {
-                fold.add(v);
-                best = best.max(MoveRank::of_child(v));
-            }
-            assert_eq!(best.value(), fold.value(), "{children:?}");
-            assert_eq!(best == WIN_AT_ONCE, fold.shortest_win() == Some(1));
-        }
-    }
 
     /// The check's own move loop gives the children [`Variant::for_each_move`]
     /// gives, each at the index its sector's index gives and with the same

@@ -21,8 +21,10 @@
 //! lie together in their files); [`oracle`] the simple one it is tested
 //! against.
 
+mod blocks;
 pub mod clock;
 pub mod forward;
+mod move_rank;
 pub mod oracle;
 
 use std::fmt;
