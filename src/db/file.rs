@@ -253,6 +253,29 @@ impl SectorFile {
         }
     }
 
+    /// The value bytes of a raw file whose every block has been checked
+    /// (by [`SectorFile::verify_checksum`] or [`SectorFile::check_blocks`]),
+    /// one per index; `None` before, and for a packed file.
+    pub fn checked_bytes(&self) -> Option<&[u8]> {
+        match &self.body {
+            Body::Raw(map) => map.checked_bytes(),
+            Body::Packed(_) => None,
+        }
+    }
+
+    /// Checks every block of a raw file not checked yet, in parallel, so
+    /// that [`SectorFile::checked_bytes`] gives its values; nothing for a
+    /// packed file.
+    ///
+    /// # Errors
+    /// A block that fails its checksum.
+    pub fn check_blocks(&self) -> Result<(), FileError> {
+        match &self.body {
+            Body::Raw(map) => map.check_all(),
+            Body::Packed(_) => Ok(()),
+        }
+    }
+
     /// Every value byte in order, block by block, each block checked
     /// (decoded, for a packed file).
     ///

@@ -5,9 +5,10 @@
 use std::fs::File;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use memmap2::{Advice, Mmap};
+use rayon::prelude::*;
 
 use super::error::FileError;
 
@@ -40,6 +41,8 @@ pub struct CheckedMap {
     sums_at: usize,
     /// One bit per block: checked and found intact.
     checked: Box<[AtomicU64]>,
+    /// Every block checked (by [`CheckedMap::check_all`]).
+    all_checked: AtomicBool,
 }
 
 impl CheckedMap {
@@ -86,6 +89,7 @@ impl CheckedMap {
             checked: (0..blocks.div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
+            all_checked: AtomicBool::new(false),
         }
     }
 
@@ -162,15 +166,33 @@ impl CheckedMap {
         Ok(())
     }
 
-    /// Checks every block, for `verify`.
+    /// Checks every block not checked yet, in parallel (for `verify`, and
+    /// before [`CheckedMap::checked_bytes`]).
     ///
     /// # Errors
-    /// The first block that fails.
+    /// A block that fails.
     pub fn check_all(&self) -> Result<(), FileError> {
-        for block in 0..self.blocks() {
-            self.check_block(block)?;
+        if self.all_checked.load(Ordering::Acquire) {
+            return Ok(());
         }
+        (0..self.blocks()).into_par_iter().try_for_each(|block| {
+            let (word, bit) = (block / 64, 1u64 << (block % 64));
+            if self.checked[word].load(Ordering::Relaxed) & bit == 0 {
+                self.check_block(block)?;
+                self.checked[word].fetch_or(bit, Ordering::Relaxed);
+            }
+            Ok(())
+        })?;
+        self.all_checked.store(true, Ordering::Release);
         Ok(())
+    }
+
+    /// The covered bytes, once [`CheckedMap::check_all`] has passed: then
+    /// read without a check each.
+    pub fn checked_bytes(&self) -> Option<&[u8]> {
+        self.all_checked
+            .load(Ordering::Acquire)
+            .then(|| &self.map[self.covered.clone()])
     }
 
     /// A checked little-endian `u32`.

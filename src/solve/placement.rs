@@ -43,6 +43,14 @@ enum Children {
 }
 
 impl Children {
+    /// The value bytes of the file, once every block is checked.
+    fn checked_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Children::In(_, _, file) => file.checked_bytes(),
+            _ => None,
+        }
+    }
+
     fn new(tablebase: &Tablebase, variant: &Variant, key: SectorKey) -> Children {
         if key.us_board + key.us_hand < 3 {
             return Children::Lost;
@@ -77,6 +85,10 @@ pub(super) trait Metric: Sync {
         index: u64,
         mill: bool,
     ) -> Result<(), FileError>;
+    /// Folds in a child's stored byte, read from a raw file whose blocks are
+    /// all checked; false when the byte alone is no value (an escaped
+    /// distance), for [`Metric::add`] to read.
+    fn add_byte(&self, best: &mut Self::Best, byte: u8, mill: bool) -> bool;
     /// Folds in a child whose side to move has lost (fewer than three men).
     fn add_lost(&self, best: &mut Self::Best, mill: bool);
     /// Whether nothing can beat what was found: the pass stops early.
@@ -103,6 +115,10 @@ impl Metric for Distances {
     ) -> Result<(), FileError> {
         best.add(file.value(index)?);
         Ok(())
+    }
+    #[inline]
+    fn add_byte(&self, best: &mut Fold, byte: u8, _: bool) -> bool {
+        Value::from_byte(byte).map(|v| best.add(v)).is_some()
     }
     fn add_lost(&self, best: &mut Fold, _: bool) {
         best.add(Value::Loss(0));
@@ -144,6 +160,14 @@ impl Metric for MillClock {
         let child = file.clock_value(index, self.n)?;
         *best = ClockValue::best([*best, ClockValue::of_move(child, mill, self.n)]);
         Ok(())
+    }
+    #[inline]
+    fn add_byte(&self, best: &mut ClockValue, byte: u8, mill: bool) -> bool {
+        ClockValue::from_byte(byte, self.n)
+            .map(|child| {
+                *best = ClockValue::best([*best, ClockValue::of_move(child, mill, self.n)])
+            })
+            .is_some()
     }
     fn add_lost(&self, best: &mut ClockValue, mill: bool) {
         *best = ClockValue::best([
@@ -198,6 +222,15 @@ pub(super) fn solve_placement<M: Metric>(
             what: format!("sector {needed} became available during the solve"),
         },
     };
+
+    // Every block of the children's files is checked here, once, so that
+    // the pass reads their value bytes without a check each.
+    for children in [&quiet, &taking] {
+        if let Children::In(key, _, file) = children {
+            file.check_blocks()
+                .map_err(|source| SolveError::from(tablebase.damaged(*key, None, source)))?;
+        }
+    }
 
     let groups = binomial(board.len(), them_board);
     (0..groups.div_ceil(GROUPS_PER_ITEM))
@@ -300,27 +333,35 @@ fn solve_group<M: Metric>(
 ) -> Result<(), GroupError> {
     let board = variant.board;
     let them = group.them;
+    // The children's value bytes, checked when the pass began.
+    let (quiet, taking) = (
+        (quiet, quiet.checked_bytes()),
+        (taking, taking.checked_bytes()),
+    );
     let add = |best: &mut M::Best,
-               children: &Children,
+               (children, bytes): (&Children, Option<&[u8]>),
                block: Option<(&UsBlock, u32)>,
                after: Bitboard,
                to,
                mill| match (children, block) {
-        (Children::In(key, index, file), Some((block, base))) => metric
-            .add(
-                best,
-                file,
-                index.index_in_block(block, base, after, to),
-                mill,
-            )
-            .map_err(|source| GroupError::Corrupted(*key, source)),
+        (Children::In(key, index, file), Some((block, base))) => {
+            let at = index.index_in_block(block, base, after, to);
+            if let Some(bytes) = bytes
+                && metric.add_byte(best, bytes[at as usize], mill)
+            {
+                return Ok(());
+            }
+            metric
+                .add(best, file, at, mill)
+                .map_err(|source| GroupError::Corrupted(*key, source))
+        }
         (Children::Unavailable(key), _) => Err(GroupError::Unavailable(*key)),
         _ => {
             metric.add_lost(best, mill);
             Ok(())
         }
     };
-    let base = |children: &Children, block: &UsBlock, us: Bitboard| match children {
+    let base = |(children, _): (&Children, _), block: &UsBlock, us: Bitboard| match children {
         Children::In(_, index, _) => index.block_base(block, us),
         _ => 0,
     };
