@@ -22,7 +22,7 @@ use crate::index::{
     RepresentativeClasses, SectorIndex, SectorKey, UsBlock, UsClass, binomial, for_each_subset,
 };
 use crate::rules::{Bitboard, Variant};
-use crate::system::prefetch_range;
+use crate::system::{prefetch_item, prefetch_range};
 
 /// Sets of the other side's men per parallel work item.
 const GROUPS_PER_ITEM: u64 = 64;
@@ -368,6 +368,10 @@ fn solve_group<M: Metric>(
     let mut taking_bases = [0u32; 32];
     let mut solve_position = |class: &UsClass| {
         let us = class.us;
+        // The cell lies at a scattered place: its word is asked for now and
+        // arrives while the children are read, for the atomic update below.
+        let at = index.index_in(class, them);
+        prefetch_item(cells.word_of(at));
         let quiet_base = group.quiet.as_ref().map(|b| (b, base(quiet, b, us)));
         let mut taking_ready = false;
         let mut best = metric.start();
@@ -398,7 +402,7 @@ fn solve_group<M: Metric>(
                 break; // nothing beats winning at once
             }
         }
-        cells.set_zero_cell(index.index_in(class, them), metric.cell(&best)?);
+        cells.set_zero_cell(at, metric.cell(&best)?);
         Ok(())
     };
     let mut result = Ok(());
