@@ -6,17 +6,24 @@ use std::sync::LazyLock;
 
 use crate::rules::Bitboard;
 
-/// Binomial coefficients up to 32.
-static BINOMIAL: LazyLock<[[u64; 33]; 33]> = LazyLock::new(|| {
+/// Binomial coefficients up to 32, computed when the program is built: a
+/// plain table, no check of a lazy one on each use in the inner loops.
+static BINOMIAL: [[u64; 33]; 33] = pascal();
+
+const fn pascal() -> [[u64; 33]; 33] {
     let mut c = [[0u64; 33]; 33];
-    for n in 0..33 {
+    let mut n = 0;
+    while n < 33 {
         c[n][0] = 1;
-        for k in 1..=n {
+        let mut k = 1;
+        while k <= n {
             c[n][k] = c[n - 1][k - 1] + c[n - 1][k];
+            k += 1;
         }
+        n += 1;
     }
     c
-});
+}
 
 /// `n` choose `k`.
 pub fn binomial(n: usize, k: usize) -> u64 {
@@ -36,7 +43,7 @@ pub(crate) fn colex_rank(set: Bitboard, free: Bitboard) -> u64 {
 #[inline]
 pub(super) fn compress(bits: u32, mask: u32) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if *HAS_BMI2 {
+    if has_bmi2() {
         // SAFETY: the processor supports BMI2.
         return unsafe { pext(bits, mask) };
     }
@@ -50,8 +57,14 @@ pub(super) fn compress(bits: u32, mask: u32) -> u32 {
     out
 }
 
+/// Whether the processor has BMI2: known when the program is built for it
+/// (as `.cargo/config.toml` builds for the building processor), else asked once.
 #[cfg(target_arch = "x86_64")]
-pub(super) static HAS_BMI2: LazyLock<bool> = LazyLock::new(|| is_x86_feature_detected!("bmi2"));
+#[inline]
+pub(super) fn has_bmi2() -> bool {
+    static DETECTED: LazyLock<bool> = LazyLock::new(|| is_x86_feature_detected!("bmi2"));
+    cfg!(target_feature = "bmi2") || *DETECTED
+}
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
@@ -72,24 +85,38 @@ pub(super) unsafe fn pdep64(bits: u64, mask: u64) -> u64 {
 }
 
 /// For each byte of a set of up to 24 points and each number of points below
-/// that byte, the byte's share of the combination rank.
-static RANK_BY_BYTE: LazyLock<Box<[[[u32; 256]; 25]; 3]>> = LazyLock::new(|| {
-    let mut table = Box::new([[[0u32; 256]; 25]; 3]);
-    for (place, by_count) in table.iter_mut().enumerate() {
-        for (below, row) in by_count.iter_mut().enumerate() {
-            for (byte, share) in row.iter_mut().enumerate() {
-                let mut k = below + 1;
-                for bit in 0..8 {
+/// that byte, the byte's share of the combination rank (computed when the
+/// program is built, as [`BINOMIAL`]).
+static RANK_BY_BYTE: [[[u32; 256]; 25]; 3] = rank_by_byte();
+
+const fn rank_by_byte() -> [[[u32; 256]; 25]; 3] {
+    let mut table = [[[0u32; 256]; 25]; 3];
+    let mut place = 0;
+    while place < 3 {
+        let mut below = 0;
+        while below < 25 {
+            let mut byte = 0;
+            while byte < 256 {
+                let (mut k, mut bit, mut share) = (below + 1, 0, 0u64);
+                while bit < 8 {
                     if byte >> bit & 1 == 1 {
-                        *share += binomial(place * 8 + bit, k) as u32;
+                        let n = place * 8 + bit;
+                        if k <= n {
+                            share += BINOMIAL[n][k];
+                        }
                         k += 1;
                     }
+                    bit += 1;
                 }
+                table[place][below][byte] = share as u32;
+                byte += 1;
             }
+            below += 1;
         }
+        place += 1;
     }
     table
-});
+}
 
 /// Colex rank of `set` among the subsets of its size of all points: the
 /// special case of [`colex_rank`] with every point free.
@@ -99,7 +126,7 @@ pub(super) fn combination_rank(set: Bitboard) -> u64 {
     if bits >> 24 != 0 {
         return combination_rank_by_bits(bits);
     }
-    let table = &*RANK_BY_BYTE;
+    let table = &RANK_BY_BYTE;
     let (b0, b1, b2) = (bits & 255, bits >> 8 & 255, bits >> 16);
     let c1 = b0.count_ones() as usize;
     let c2 = c1 + b1.count_ones() as usize;
@@ -140,7 +167,7 @@ pub(super) fn colex_unrank(mut rank: u64, count: usize, free: Bitboard) -> Bitbo
 #[inline]
 pub(super) fn select_bit(bits: u64, n: u32) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if *HAS_BMI2 {
+    if has_bmi2() {
         // SAFETY: the processor supports BMI2.
         return unsafe { pdep64(1 << n, bits) }.trailing_zeros();
     }
@@ -194,7 +221,7 @@ pub(super) fn next_combination(x: u32) -> u32 {
 #[inline]
 pub(super) fn expand(mut bits: u32, free: Bitboard) -> Bitboard {
     #[cfg(target_arch = "x86_64")]
-    if *HAS_BMI2 {
+    if has_bmi2() {
         // SAFETY: the processor supports BMI2.
         return Bitboard(unsafe { pdep(bits, free.0) });
     }
