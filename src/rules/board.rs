@@ -16,8 +16,14 @@ pub struct Board {
     links: Vec<Bitboard>,
     mills: Vec<Bitboard>,
     mills_at: Vec<Vec<Bitboard>>,
+    /// Per point its mills, padded with a mask no set of men fills: what
+    /// [`Board::closes_mill`] tests without a loop.
+    mills_through: [[Bitboard; MAX_MILLS_AT]; 32],
     symmetries: Vec<Symmetry>,
 }
+
+/// The most mills through one point on any board.
+const MAX_MILLS_AT: usize = 4;
 
 impl Board {
     /// Builds a board from its mills (each listed in line order, so that
@@ -72,7 +78,7 @@ impl Board {
         for [a, b] in extra_links {
             link(point(a), point(b));
         }
-        let mills_at = (0..names.len() as Point)
+        let mills_at: Vec<Vec<Bitboard>> = (0..names.len() as Point)
             .map(|p| {
                 mill_masks
                     .iter()
@@ -81,12 +87,21 @@ impl Board {
                     .collect()
             })
             .collect();
+        let mut mills_through = [[Bitboard(u32::MAX); MAX_MILLS_AT]; 32];
+        for (p, mills) in mills_at.iter().enumerate() {
+            assert!(
+                mills.len() <= MAX_MILLS_AT,
+                "too many mills through a point"
+            );
+            mills_through[p][..mills.len()].copy_from_slice(mills);
+        }
         let mut board = Board {
             names,
             ranks,
             links,
             mills: mill_masks,
             mills_at,
+            mills_through,
             symmetries: Vec::new(),
         };
         board.symmetries = derive_symmetries(&board);
@@ -157,7 +172,11 @@ impl Board {
     /// True when `men` fill a mill through `point`.
     #[inline]
     pub fn closes_mill(&self, men: Bitboard, point: Point) -> bool {
-        self.mills_at(point).iter().any(|&m| m.is_subset(men))
+        let mills = &self.mills_through[point as usize & 31];
+        // A padding mask holds all 32 points, which no side's men do.
+        mills
+            .iter()
+            .fold(false, |closed, &m| closed | m.is_subset(men))
     }
 
     /// The men of `men` that stand in one of its mills.
