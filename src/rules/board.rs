@@ -23,7 +23,7 @@ pub struct Board {
 }
 
 /// The most mills through one point on any board.
-const MAX_MILLS_AT: usize = 4;
+const MAX_MILLS_AT: usize = 3;
 
 impl Board {
     /// Builds a board from its mills (each listed in line order, so that
