@@ -95,8 +95,8 @@ pub enum Command {
     /// solves may share a folder (each unit is solved once, under a lock).
     /// Without a selection, the standard movement sectors with at most 10 men
     /// (156 M positions: 20 to 50 s on two idle cores, 2 minutes on a busy
-    /// machine). `--all` is the whole game: 26.8e9 positions, about 3 hours
-    /// on two cores, 26 GB of disk.
+    /// machine). `--all` is the whole game: 26.8e9 positions, 1.5 to 2.5
+    /// hours on two cores, 26 GB of disk.
     Solve {
         #[command(flatten)]
         db: DbArg,
