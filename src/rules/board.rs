@@ -15,7 +15,6 @@ pub struct Board {
     ranks: Vec<Vec<Point>>,
     links: Vec<Bitboard>,
     mills: Vec<Bitboard>,
-    mills_at: Vec<Vec<Bitboard>>,
     /// Per point its mills, padded with a mask no set of men fills: what
     /// [`Board::closes_mill`] tests without a loop.
     mills_through: [[Bitboard; MAX_MILLS_AT]; 32],
@@ -100,7 +99,6 @@ impl Board {
             ranks,
             links,
             mills: mill_masks,
-            mills_at,
             mills_through,
             symmetries: Vec::new(),
         };
@@ -166,7 +164,8 @@ impl Board {
     /// The mills that pass through `point`.
     #[inline]
     pub fn mills_at(&self, point: Point) -> &[Bitboard] {
-        &self.mills_at[point as usize]
+        let row = &self.mills_through[point as usize];
+        &row[..row.iter().take_while(|m| m.0 != u32::MAX).count()]
     }
 
     /// True when `men` fill a mill through `point`.

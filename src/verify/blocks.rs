@@ -18,7 +18,8 @@ use crate::rules::{Bitboard, Point, Position};
 pub(super) struct Blocks<'f> {
     /// The men of the group's other side that a mill may remove.
     pub(super) removable: Bitboard,
-    /// The value bytes of each child sector's file, if raw.
+    /// The value bytes of each child sector's file, if raw (checked whole
+    /// when the check began).
     pub(super) bytes: Vec<Option<&'f [u8]>>,
     pub(super) slots: Vec<Slot>,
     /// Counts the positions, so that a slot knows whose its base is.
@@ -44,7 +45,10 @@ impl<'f> Blocks<'f> {
     ) -> Blocks<'f> {
         Blocks {
             removable: Bitboard::EMPTY,
-            bytes: children.iter().map(|(_, _, file)| file.bytes()).collect(),
+            bytes: children
+                .iter()
+                .map(|(_, _, file)| file.checked_bytes())
+                .collect(),
             slots: Vec::new(),
             position: 0,
             slot_of: vec![[0; NO_REMOVAL + 1]; children.len()],

@@ -501,7 +501,7 @@ impl<'a> Forward<'a> {
         // is fetched while the children are valued.
         prefetch(self.file.bytes().unwrap_or_default(), index);
         let recomputed = self.recompute(&pos, blocks)?;
-        let raw = self.file.bytes().map(|b| b[index as usize]);
+        let raw = self.file.checked_bytes().map(|b| b[index as usize]);
         let at = Stored {
             entry: CHECKED_SECTOR,
             index,
