@@ -63,5 +63,44 @@ fn main() {
             }
         }
         println!();
+        // The same codes in small blocks with a dictionary trained on the
+        // sector's own blocks (what a file would store once).
+        for block in [256usize, 512, 1024] {
+            for dict_size in [16usize << 10, 64 << 10] {
+                let sizes: Vec<usize> = codes.chunks(block).map(|c| c.len()).collect();
+                let Ok(dict) = zstd::dict::from_continuous(&codes, &sizes, dict_size) else {
+                    print!("  {block} B dict {}K: no dictionary", dict_size >> 10);
+                    continue;
+                };
+                let mut comp = zstd::bulk::Compressor::with_dictionary(19, &dict).unwrap();
+                let blocks: Vec<(Vec<u8>, usize)> = codes
+                    .chunks(block)
+                    .map(|c| (comp.compress(c).unwrap(), c.len()))
+                    .collect();
+                let size: usize = blocks.iter().map(|b| b.0.len()).sum::<usize>() + dict.len();
+                let ddict = zstd::dict::DecoderDictionary::copy(&dict);
+                let mut dec = zstd::bulk::Decompressor::with_prepared_dictionary(&ddict).unwrap();
+                let mut out = vec![0u8; block];
+                let started = Instant::now();
+                let mut sum = 0usize;
+                let mut k = 0usize;
+                let n = blocks.len().max(50_000);
+                for _ in 0..n {
+                    k = (k + 7919) % blocks.len();
+                    let (b, len) = &blocks[k];
+                    let m = dec.decompress_to_buffer(b, &mut out[..*len]).unwrap();
+                    sum += out[m / 2] as usize;
+                }
+                let per = started.elapsed().as_secs_f64() / n as f64;
+                print!(
+                    "  {block} B dict {}K: {:.4} bits, {:.2} us ({})",
+                    dict_size >> 10,
+                    size as f64 * 8.0 / positions as f64,
+                    per * 1e6,
+                    sum % 10
+                );
+            }
+        }
+        println!();
     }
 }

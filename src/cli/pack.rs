@@ -11,16 +11,16 @@ use anyhow::{Context, Result, bail};
 
 use morris::Tablebase;
 use morris::db::{
-    Packing, SectorFile, file_name, folder_storage, index_file_name, same_values, sector_files,
-    write_packed,
+    PACKED_BLOCK_BYTES_BITS, Packing, SectorFile, file_name, folder_storage, index_file_name,
+    same_values, sector_files, write_packed_in_blocks,
 };
 
 pub fn pack(
     out: &mut dyn Write,
     source: &Tablebase,
     target: &Path,
-    wdl_only: bool,
-    plain: bool,
+    (wdl_only, plain): (bool, bool),
+    block_bytes_bits: u32,
 ) -> Result<()> {
     let started = Instant::now();
     let variant = source.variant();
@@ -48,10 +48,12 @@ pub fn pack(
     for &sector in &sectors {
         let raw = source.sector(sector)?;
         let path = target.join(file_name(sector));
-        let done = SectorFile::open(&path, false)
-            .is_ok_and(|f| f.is_packed() && Packing::of(&f.header) == packing);
+        let block_bits = packing.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS;
+        let done = SectorFile::open(&path, false).is_ok_and(|f| {
+            f.is_packed() && Packing::of(&f.header) == packing && f.header.block_bits == block_bits
+        });
         if !done {
-            write_packed(target, &raw, packing, variant)?;
+            write_packed_in_blocks(target, &raw, packing, variant, block_bytes_bits)?;
             // Lossless, checked: every value read back equals the raw one.
             same_values(&raw, &SectorFile::open(&path, false)?, variant)?;
         }

@@ -170,7 +170,7 @@ impl SectorFile {
         let (map, len) = CheckedMap::map(path, scattered)?;
         let header = Header::parse(&map, len, path)?;
         let body = if header.packed_bytes.is_some() {
-            Body::Packed(PackedBody::new(path, map, &header, keep_every_block))
+            Body::Packed(PackedBody::new(path, map, &header, keep_every_block)?)
         } else {
             let values = HEADER_LEN..HEADER_LEN + header.positions as usize;
             let sums_at = map.len() - header.blocks() as usize * BLOCK_CHECKSUM_LEN;

@@ -24,7 +24,8 @@
 //!     92    4  zero
 //!     96    8  xxh3-64 of the overflow entries
 //!    104    8  xxh3-64 of header bytes 0..104
-//!    112   16  zero
+//!    112   16  zero (packed files, see packed.rs: the compressed bytes, and
+//!              the length and check of a zstd dictionary)
 //!    128    N  one value byte per index
 //!  128+N 12*E  overflow entries: index u64, plies u32, ascending by index
 //!     ..  8*B  xxh3-64 of each block of value bytes, B = ceil(N / 2^K)
@@ -45,6 +46,9 @@ pub const FORMAT_VERSION: u32 = 2;
 /// Files of 64 KiB blocks (the first version-2 files) are read as well.
 pub const BLOCK_BITS: u32 = 12;
 const BLOCK_BITS_READ: std::ops::RangeInclusive<u32> = 12..=24;
+/// Positions per compressed block of a packed file, as a power of two: from
+/// 256 bytes of bits (2,048 positions) up.
+const PACKED_BLOCK_BITS_READ: std::ops::RangeInclusive<u32> = 8..=24;
 pub use super::mapped::BLOCK_CHECKSUM_LEN;
 pub const HEADER_LEN: usize = 128;
 pub const ENCODING_BYTE_PLIES: u32 = 1;
@@ -79,6 +83,10 @@ pub struct Header {
     /// A loss-bits file whose bits are "lost" XOR the guess of the model it
     /// stores (value encoding 8, see `predictor.rs`).
     pub predicted: bool,
+    /// A packed file whose blocks are compressed with a zstd dictionary it
+    /// stores: its length in bytes (0: none) and the low 32 bits of its
+    /// xxh3-64, checked when the file is opened.
+    pub dictionary: (u32, u32),
 }
 
 /// Format version of packed sector files (see `packed.rs`).
@@ -149,6 +157,7 @@ impl Header {
             wdl_only: false,
             losses_only: false,
             predicted: false,
+            dictionary: (0, 0),
         }
     }
 
@@ -187,6 +196,8 @@ impl Header {
         b[96..104].copy_from_slice(&self.overflow_checksum.to_le_bytes());
         if let Some(packed) = self.packed_bytes {
             b[112..120].copy_from_slice(&packed.to_le_bytes());
+            b[120..124].copy_from_slice(&self.dictionary.0.to_le_bytes());
+            b[124..128].copy_from_slice(&self.dictionary.1.to_le_bytes());
         }
         let own = header_checksum(&b);
         b[104..112].copy_from_slice(&own.to_le_bytes());
@@ -229,7 +240,7 @@ impl Header {
         if u64_at(104) != header_checksum(bytes) {
             return Err(corrupted("fails its checksum"));
         }
-        let reserved = if packed { 120 } else { 112 };
+        let reserved = if packed { HEADER_LEN } else { 112 };
         if bytes[92..96]
             .iter()
             .chain(&bytes[reserved..HEADER_LEN])
@@ -240,8 +251,21 @@ impl Header {
         if u32_at(12) as usize != HEADER_LEN {
             return Err(corrupted("gives another header length"));
         }
-        if !BLOCK_BITS_READ.contains(&u32_at(88)) {
+        let block_bits_read = if packed {
+            PACKED_BLOCK_BITS_READ
+        } else {
+            BLOCK_BITS_READ
+        };
+        if !block_bits_read.contains(&u32_at(88)) {
             return Err(corrupted("gives an unknown block size"));
+        }
+        let dictionary = if packed {
+            (u32_at(120), u32_at(124))
+        } else {
+            (0, 0)
+        };
+        if dictionary.0 == 0 && dictionary.1 != 0 {
+            return Err(corrupted("checks a dictionary it does not have"));
         }
         let found = u32_at(28);
         let (mill_clock, wdl_only, losses_only, predicted) = KINDS
@@ -267,6 +291,7 @@ impl Header {
             wdl_only,
             losses_only,
             predicted,
+            dictionary,
         };
         let expected = header
             .file_len()
@@ -310,7 +335,8 @@ impl Header {
                     PREDICTOR_RECORD_LEN as u64
                 } else {
                     0
-                })?,
+                })?
+                .checked_add(self.dictionary.0.into())?,
         };
         (HEADER_LEN as u64).checked_add(body)?.checked_add(overflow)
     }

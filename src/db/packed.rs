@@ -69,8 +69,34 @@ const LEVEL: i32 = 12;
 const BITS_LEVEL: i32 = 19;
 /// Decoded blocks kept per file.
 const CACHED_BLOCKS: usize = 16;
+/// The smallest blocks `pack --block-bytes` writes: 256 bytes.
+pub const SMALLEST_BLOCK_BYTES_BITS: u32 = 8;
+/// Bytes of a dictionary for small blocks: zstd's tables and content the
+/// blocks share, bought once per file.
+const DICTIONARY_BYTES: usize = 16 << 10;
+/// Blocks a dictionary is trained on (and judged on as many others).
+const DICTIONARY_SAMPLES: usize = 4096;
+
+/// `bytes` decoded with `dictionary` into at most `len` bytes, by this
+/// thread's zstd context (one that is not tied to one dictionary).
+fn decompress_with(
+    dictionary: &zstd::dict::DecoderDictionary<'_>,
+    bytes: &[u8],
+    len: usize,
+) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(len);
+    let decoded = DICTIONARY_CONTEXT.with(|c| {
+        c.borrow_mut()
+            .decompress_using_ddict(&mut out, bytes, dictionary.as_ddict())
+    });
+    decoded.map_err(|code| std::io::Error::other(zstd::zstd_safe::get_error_name(code)))?;
+    Ok(out)
+}
 
 thread_local! {
+    /// A zstd context per thread for files with dictionaries.
+    static DICTIONARY_CONTEXT: std::cell::RefCell<zstd::zstd_safe::DCtx<'static>> =
+        std::cell::RefCell::new(zstd::zstd_safe::DCtx::create());
     /// One zstd decoder per thread: making one costs more than decoding a block.
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
         std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
@@ -165,10 +191,27 @@ pub fn write_packed(
     packing: Packing,
     variant: &Variant,
 ) -> Result<PathBuf, FileError> {
-    write_packed_choosing(dir, raw, packing, variant, None)
+    write_packed_choosing(dir, raw, packing, variant, None, PACKED_BLOCK_BYTES_BITS)
 }
 
-/// [`write_packed`]; loss bits predicted (`Some(true)`), plain
+/// [`write_packed`] in blocks that decode to `2^block_bytes_bits` bytes
+/// (from [`SMALLEST_BLOCK_BYTES_BITS`] to [`PACKED_BLOCK_BYTES_BITS`]):
+/// blocks smaller than the default are compressed with a dictionary
+/// trained on the sector's own blocks where that makes the file smaller.
+///
+/// # Errors
+/// As [`write_packed`].
+pub fn write_packed_in_blocks(
+    dir: &Path,
+    raw: &SectorFile,
+    packing: Packing,
+    variant: &Variant,
+    block_bytes_bits: u32,
+) -> Result<PathBuf, FileError> {
+    write_packed_choosing(dir, raw, packing, variant, None, block_bytes_bits)
+}
+
+/// [`write_packed_in_blocks`]; loss bits predicted (`Some(true)`), plain
 /// (`Some(false)`) or whichever is smaller (`None`), for tests of both.
 #[doc(hidden)]
 pub fn write_packed_choosing(
@@ -177,7 +220,12 @@ pub fn write_packed_choosing(
     packing: Packing,
     variant: &Variant,
     predicted: Option<bool>,
+    block_bytes_bits: u32,
 ) -> Result<PathBuf, FileError> {
+    assert!(
+        (SMALLEST_BLOCK_BYTES_BITS..=PACKED_BLOCK_BYTES_BITS).contains(&block_bytes_bits),
+        "block size out of range"
+    );
     let bytes = raw.bytes().ok_or_else(|| {
         FileError::corrupted(raw.path(), "it is packed already; packing reads raw files")
     })?;
@@ -189,13 +237,14 @@ pub fn write_packed_choosing(
     }
     raw.verify_checksum()?;
     let mut header = raw.header.clone();
-    header.block_bits = packing.block_bits();
+    header.block_bits = packing.block_bits() - (PACKED_BLOCK_BYTES_BITS - block_bytes_bits);
     header.wdl_only = packing.wdl_only();
     header.losses_only = packing.losses_only();
     let block_len = 1usize << header.block_bits;
     let predicting = match (packing, predicted) {
         (Packing::LossBits, None | Some(true)) => {
-            let sample = sample_codes(raw, packing, block_len)?;
+            // Judged on blocks of the default size, whatever the file's.
+            let sample = sample_codes(raw, packing, 1 << packing.block_bits())?;
             Some((
                 Predicting::learned(variant, raw.header.sector, &sample),
                 sample,
@@ -220,24 +269,66 @@ pub fn write_packed_choosing(
         (Some((p, sample)), None) => prediction_pays(sample, p, &compress)?,
     };
     let guesser = predicting.map(|(p, _)| p).filter(|_| header.predicted);
-    let blocks: Vec<(Vec<u8>, Wins, u64)> = bytes
-        .par_chunks(block_len)
-        .enumerate()
-        .map(|(i, block)| {
-            let start = (i * block_len) as u64;
-            let mut codes = BlockCodes::of(raw, packing, start, block)?;
-            if let Some(p) = &guesser {
-                p.guess_over(start, &mut codes.codes);
-            }
-            Ok((compress(&codes.codes)?, codes.wins, codes.lost))
-        })
+    let codes_of = |i: usize| {
+        let start = i * block_len;
+        let block = &bytes[start..(start + block_len).min(bytes.len())];
+        let mut codes = BlockCodes::of(raw, packing, start as u64, block)?;
+        if let Some(p) = &guesser {
+            p.guess_over(start as u64, &mut codes.codes);
+        }
+        Ok::<_, FileError>(codes)
+    };
+    let dictionary = if block_bytes_bits < PACKED_BLOCK_BYTES_BITS {
+        trained_dictionary(bytes.len().div_ceil(block_len), packing, level, &codes_of)?
+    } else {
+        None
+    };
+    let prepared = dictionary
+        .as_ref()
+        .map(|d| zstd::dict::EncoderDictionary::copy(d, level));
+    let blocks: Vec<(Vec<u8>, Wins, u64)> = (0..bytes.len().div_ceil(block_len))
+        .into_par_iter()
+        .map_init(
+            || {
+                prepared
+                    .as_ref()
+                    .map(|p| {
+                        // A block's frame says neither its length (the file
+                        // gives it) nor which dictionary (the file's).
+                        let mut c = zstd::bulk::Compressor::with_prepared_dictionary(p)?;
+                        c.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(false))?;
+                        c.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false))?;
+                        Ok::<_, std::io::Error>(c)
+                    })
+                    .transpose()
+            },
+            |with_dictionary, i| {
+                let codes = codes_of(i)?;
+                let packed = pack_codes(&codes.codes, packing.codes_per_byte());
+                let compressed = match (uniform(&packed), with_dictionary) {
+                    (Some(byte), _) => vec![byte],
+                    (None, Ok(Some(c))) => {
+                        c.compress(&packed).map_err(FileError::write(raw.path()))?
+                    }
+                    (None, Ok(None)) => compress(&codes.codes)?,
+                    (None, Err(e)) => {
+                        return Err(FileError::write(raw.path())(std::io::Error::other(
+                            e.to_string(),
+                        )));
+                    }
+                };
+                Ok((compressed, codes.wins, codes.lost))
+            },
+        )
         .collect::<Result<_, FileError>>()?;
     let losses: u64 = blocks.iter().map(|b| b.2).sum();
     let overflow = overflow_kept(raw, packing);
     header.overflow_entries = (overflow.len() / OVERFLOW_ENTRY_LEN) as u64;
     header.overflow_checksum = xxhash_rust::xxh3::xxh3_64(&overflow);
     let model = guesser.map(|p| (losses, p.model));
-    let table = block_table(&mut header, &blocks, model, &overflow);
+    let dictionary = dictionary.unwrap_or_default();
+    header.dictionary = dictionary_field(&dictionary);
+    let table = block_table(&mut header, &blocks, model, &dictionary, &overflow);
     let path = dir.join(file_name(header.sector));
     write_atomically(&path, |file| {
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
@@ -249,6 +340,74 @@ pub fn write_packed_choosing(
         out.into_inner().map_err(|e| e.into_error())
     })?;
     Ok(path)
+}
+
+/// A zstd dictionary for the `blocks` blocks that `codes_of` gives, trained
+/// on evenly spaced ones, if one trains and makes them smaller, its own
+/// bytes counted.
+fn trained_dictionary(
+    blocks: usize,
+    packing: Packing,
+    level: i32,
+    codes_of: &(impl Fn(usize) -> Result<BlockCodes, FileError> + Sync),
+) -> Result<Option<Vec<u8>>, FileError> {
+    let sampled = blocks.min(DICTIONARY_SAMPLES);
+    if sampled < DICTIONARY_SAMPLES / 4 {
+        return Ok(None); // too small a file to pay for one
+    }
+    let samples: Vec<Vec<u8>> = (0..sampled)
+        .into_par_iter()
+        .map(|k| {
+            let codes = codes_of(k * blocks / sampled)?;
+            Ok(pack_codes(&codes.codes, packing.codes_per_byte()).into_owned())
+        })
+        .collect::<Result<_, FileError>>()?;
+    let sizes: Vec<usize> = samples.iter().map(Vec::len).collect();
+    let Ok(dictionary) = zstd::dict::from_continuous(&samples.concat(), &sizes, DICTIONARY_BYTES)
+    else {
+        return Ok(None);
+    };
+    // Judged on other blocks than those it was trained on.
+    let judged: Vec<Vec<u8>> = (0..sampled)
+        .into_par_iter()
+        .map(|k| {
+            let codes = codes_of((k * blocks / sampled + blocks / sampled / 2).min(blocks - 1))?;
+            Ok(pack_codes(&codes.codes, packing.codes_per_byte()).into_owned())
+        })
+        .collect::<Result<_, FileError>>()?;
+    let size = |d: Option<&[u8]>| -> usize {
+        let mut c = match d {
+            Some(d) => zstd::bulk::Compressor::with_dictionary(level, d),
+            None => zstd::bulk::Compressor::new(level),
+        }
+        .expect("a zstd compressor");
+        judged
+            .iter()
+            .map(|j| c.compress(j).map_or(usize::MAX / judged.len(), |c| c.len()))
+            .sum()
+    };
+    let (plain, with) = (size(None), size(Some(&dictionary)));
+    let scale = blocks as f64 / sampled as f64;
+    let pays = with as f64 * scale + (dictionary.len() as f64) < plain as f64 * scale;
+    Ok(pays.then_some(dictionary))
+}
+
+/// The byte every byte of `bytes` is, if one: such a block is stored as that
+/// one byte (no zstd frame is one byte long).
+fn uniform(bytes: &[u8]) -> Option<u8> {
+    let first = *bytes.first()?;
+    bytes.iter().all(|&b| b == first).then_some(first)
+}
+
+/// The header's field of a file with this dictionary (empty: none).
+fn dictionary_field(dictionary: &[u8]) -> (u32, u32) {
+    if dictionary.is_empty() {
+        return (0, 0);
+    }
+    (
+        dictionary.len() as u32,
+        xxhash_rust::xxh3::xxh3_64(dictionary) as u32,
+    )
 }
 
 /// The codes of [`SAMPLE_BLOCKS`] evenly spaced blocks of a raw file, each
@@ -299,6 +458,7 @@ fn block_table(
     header: &mut Header,
     blocks: &[(Vec<u8>, Wins, u64)],
     model: Option<(u64, Model)>,
+    dictionary: &[u8],
     overflow: &[u8],
 ) -> Vec<u8> {
     let mut offsets = Vec::with_capacity(blocks.len() + 1);
@@ -327,6 +487,7 @@ fn block_table(
         table.extend_from_slice(&losses.to_le_bytes());
         table.extend_from_slice(&model.to_bytes());
     }
+    table.extend_from_slice(dictionary);
     table.extend_from_slice(overflow);
     header.checksum = xxhash_rust::xxh3::xxh3_64(&table);
     table
@@ -533,6 +694,8 @@ pub struct PackedBody {
     /// Where the compressed blocks start in the file.
     data_at: usize,
     data_len: u64,
+    /// The zstd dictionary its blocks are compressed with, if any.
+    dictionary: Option<zstd::dict::DecoderDictionary<'static>>,
     cache: Cache,
 }
 
@@ -550,12 +713,44 @@ impl PackedBody {
     /// The body of the packed file at `path` whose header (checked, with
     /// the file's length) is `header`; `keep_every_block` keeps each block
     /// decoded once read (memory: the file's values unpacked).
-    pub fn new(path: &Path, map: Mmap, header: &Header, keep_every_block: bool) -> PackedBody {
+    ///
+    /// # Errors
+    /// A dictionary that fails its check or does not load.
+    pub fn new(
+        path: &Path,
+        map: Mmap,
+        header: &Header,
+        keep_every_block: bool,
+    ) -> Result<PackedBody, FileError> {
         let blocks = header.blocks() as usize;
         let data_len = header.packed_bytes.unwrap_or(0);
-        PackedBody {
+        let dictionary = match header.dictionary {
+            (0, _) => None,
+            (len, check) => {
+                let at = HEADER_LEN
+                    + 8 * (2 * blocks + 1)
+                    + if header.losses_only {
+                        WINS_RECORD_LEN
+                    } else {
+                        0
+                    }
+                    + if header.predicted {
+                        PREDICTOR_RECORD_LEN
+                    } else {
+                        0
+                    };
+                let bytes = &map[at..at + len as usize];
+                let damaged = || FileError::corrupted(path, "its zstd dictionary fails its check");
+                if xxhash_rust::xxh3::xxh3_64(bytes) as u32 != check {
+                    return Err(damaged());
+                }
+                Some(zstd::dict::DecoderDictionary::try_copy(bytes).map_err(|_| damaged())?)
+            }
+        };
+        Ok(PackedBody {
             path: path.to_path_buf(),
             data_at: map.len() - data_len as usize,
+            dictionary,
             map,
             blocks,
             positions: header.positions,
@@ -568,7 +763,7 @@ impl PackedBody {
             } else {
                 Cache::Recent((0..CACHED_BLOCKS).map(|_| Mutex::new(None)).collect())
             },
-        }
+        })
     }
 
     /// The offsets, block checksums and overflow entries: what the header's
@@ -641,10 +836,16 @@ impl PackedBody {
         }
         let values = self.values_in(block);
         let len = values.div_ceil(self.packing.codes_per_byte());
-        let decoded = DECOMPRESSOR
-            .with(|d| d.borrow_mut().as_mut().map(|d| d.decompress(bytes, len)))
-            .unwrap_or_else(|| zstd::bulk::decompress(bytes, len))
-            .map_err(|e| self.corrupted(format!("block {block} does not decode: {e}")))?;
+        if let [byte] = bytes {
+            return Ok(vec![*byte; len]);
+        }
+        let decoded = match &self.dictionary {
+            None => DECOMPRESSOR
+                .with(|d| d.borrow_mut().as_mut().map(|d| d.decompress(bytes, len)))
+                .unwrap_or_else(|| zstd::bulk::decompress(bytes, len)),
+            Some(dictionary) => decompress_with(dictionary, bytes, len),
+        }
+        .map_err(|e| self.corrupted(format!("block {block} does not decode: {e}")))?;
         if decoded.len() != len {
             return Err(self.corrupted(format!("block {block} decodes to the wrong length")));
         }

@@ -3,7 +3,10 @@
 
 use std::path::Path;
 
-use morris::db::{LossMark, Packing, SectorFile, same_values, sector_files, write_packed_choosing};
+use morris::db::{
+    LossMark, PACKED_BLOCK_BYTES_BITS, Packing, SectorFile, same_values, sector_files,
+    write_packed_choosing,
+};
 use morris::index::SectorIndex;
 use morris::{Selection, Tablebase, Value, Variant, Wdl};
 
@@ -289,7 +292,15 @@ fn damaged_packed_files_never_give_a_wrong_value() {
         std::fs::create_dir_all(&packed).unwrap();
         Tablebase::create_packed(&packed, six, packing).unwrap();
         let source = SectorFile::open(&raw.join("4-4.mdb"), false).unwrap();
-        let path = write_packed_choosing(&packed, &source, packing, six, Some(predicted)).unwrap();
+        let path = write_packed_choosing(
+            &packed,
+            &source,
+            packing,
+            six,
+            Some(predicted),
+            PACKED_BLOCK_BYTES_BITS,
+        )
+        .unwrap();
         assert_eq!(
             SectorFile::open(&path, false).unwrap().header.predicted,
             predicted
@@ -455,9 +466,15 @@ fn predicted_loss_bits_read_back_every_value() {
         let a = Tablebase::open(&raw, variant).unwrap();
         for sector in sector_files(&raw).unwrap() {
             let source = a.sector(sector).unwrap();
-            let path =
-                write_packed_choosing(&bits, &source, Packing::LossBits, variant, Some(true))
-                    .unwrap();
+            let path = write_packed_choosing(
+                &bits,
+                &source,
+                Packing::LossBits,
+                variant,
+                Some(true),
+                PACKED_BLOCK_BYTES_BITS,
+            )
+            .unwrap();
             let file = SectorFile::open(&path, false).unwrap();
             assert!(file.header.predicted && file.predictor().is_some());
             same_values(&source, &file, variant).unwrap();
@@ -502,5 +519,101 @@ fn predicted_loss_bits_read_back_every_value() {
             };
             assert_eq!(counts(&a), counts(&b), "{name} {sector}");
         }
+    }
+}
+
+/// Packed in small blocks (`pack --block-bytes`), with the dictionaries the
+/// larger sectors get: every code of every sector of six and of standard up
+/// to 8 men the same as packed in the default blocks, every value through
+/// the folder the same as the raw one's; a dictionary that fails its check
+/// is refused when the file is opened; a block size that is not a power of
+/// two in range is refused by the command.
+#[test]
+fn small_blocks_hold_the_same_values() {
+    for (name, selection) in [("six", Selection::All), ("standard", Selection::MaxMen(8))] {
+        let variant = Variant::by_name(name).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let raw = dir.path().join("raw");
+        solve_into(&raw, variant, selection);
+        let a = Tablebase::open(&raw, variant).unwrap();
+        let mut with_dictionary = Vec::new();
+        for (packing, flags) in PACKINGS.into_iter().zip([
+            &["--block-bytes", "256"][..],
+            &["--wdl", "--block-bytes", "256"],
+            &["--plain", "--block-bytes", "1024"],
+            &["--plain", "--wdl", "--block-bytes", "512"],
+        ]) {
+            let packed = dir.path().join(format!("{packing:?}"));
+            pack_folder_as(&raw, &packed, flags);
+            let b = Tablebase::open_folder(&packed).unwrap();
+            let bytes: u32 = flags.last().unwrap().parse().unwrap();
+            for sector in sector_files(&raw).unwrap() {
+                let (fa, fb) = (a.sector(sector).unwrap(), b.sector(sector).unwrap());
+                assert_eq!(Packing::of(&fb.header), packing);
+                assert_eq!(
+                    fb.header.block_bits,
+                    packing.block_bits() + bytes.trailing_zeros() - PACKED_BLOCK_BYTES_BITS
+                );
+                fb.verify_checksum().unwrap();
+                same_values(&fa, &fb, variant).unwrap();
+                if fb.header.dictionary.0 > 0 {
+                    with_dictionary.push((packing, packed.join(morris::db::file_name(sector))));
+                }
+                let index = SectorIndex::of(
+                    variant.board,
+                    sector.us_board as usize,
+                    sector.them_board as usize,
+                );
+                for i in (0..index.size()).step_by(if name == "six" { 1 } else { 13 }) {
+                    let pos = index.position(i, sector.us_hand, sector.them_hand);
+                    let value = a.value(&pos).unwrap();
+                    if packing.wdl_only() {
+                        assert_eq!(b.wdl(&pos).unwrap(), Wdl::of(value), "{name} {sector} {i}");
+                    } else {
+                        assert_eq!(b.value(&pos).unwrap(), value, "{name} {sector} {i}");
+                    }
+                }
+            }
+        }
+        if name == "six" {
+            continue; // too small a game for a dictionary to pay
+        }
+        // Standard's larger sectors (3-5, 5-3) get dictionaries, in
+        // several packings.
+        let mut packings: Vec<Packing> = with_dictionary.iter().map(|(p, _)| *p).collect();
+        packings.dedup();
+        assert!(packings.len() >= 2, "dictionaries in {packings:?}");
+        for (_, path) in &with_dictionary {
+            let original = std::fs::read(path).unwrap();
+            let file = SectorFile::open(path, false).unwrap();
+            let len = file.header.dictionary.0 as usize;
+            let start = original.len()
+                - file.header.packed_bytes.unwrap() as usize
+                - 12 * file.header.overflow_entries as usize
+                - len;
+            for at in [start, start + len / 2, start + len - 1] {
+                let mut flipped = original.clone();
+                flipped[at] ^= 0x04;
+                std::fs::write(path, &flipped).unwrap();
+                let err = SectorFile::open(path, false).err().expect("refused");
+                assert!(err.to_string().contains("dictionary"), "{err}");
+            }
+            std::fs::write(path, &original).unwrap();
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for bad in ["300", "128", "32768"] {
+        let out = morris_in(&[
+            "pack",
+            "--db",
+            dir.path().to_str().unwrap(),
+            "--out",
+            dir.path().join("p").to_str().unwrap(),
+            "--block-bytes",
+            bad,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("power of two from 256 to 16384"), "{err}");
     }
 }
