@@ -1,5 +1,6 @@
 //! Packed sector files (format version 3): a sector's values in blocks that
-//! decode to 16 KiB, each compressed with zstd, so a probe decodes one
+//! decode to 16 KiB (or, `pack --block-bytes`, as little as 256 bytes), each
+//! compressed with zstd, so a probe decodes one
 //! block, not a whole file. What a block holds depends on the value encoding:
 //!
 //! - 6, losses (what `morris pack` writes): the plies of each lost position,
@@ -20,8 +21,9 @@
 //! ```text
 //! offset   size    field
 //!      0    128    the header of format.rs, version 3; bytes 112..120 hold
-//!                  the compressed bytes D; its own checksum covers every
-//!                  header byte but itself
+//!                  the compressed bytes D, 120..124 the dictionary's length
+//!                  L (0: none), 124..128 the low half of its xxh3-64; its
+//!                  own checksum covers every header byte but itself
 //!    128  8(B+1)   where each block starts in the compressed bytes, and D last
 //!     ..    8B     per block, xxh3-64 (seeded with the block's number and
 //!                  offsets) of its compressed bytes
@@ -32,9 +34,12 @@
 //!                  bits give only with each position's features, and the
 //!                  model: per cell a bit, 1 for "guess lost", 484 cells
 //!                  from the low bit of the first byte up, the rest zero
+//!     ..     L    the zstd dictionary of the blocks (blocks under 16 KiB,
+//!                  where it pays)
 //!     ..    12E    overflow entries, as in a raw file (a losses file keeps
 //!                  those of losses only)
-//!     ..     D     the compressed blocks
+//!     ..     D     the compressed blocks; one of a single byte is that
+//!                  byte repeated
 //! ```
 //!
 //! The header's body checksum (offset 48) covers the offsets, the block
