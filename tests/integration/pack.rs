@@ -545,6 +545,10 @@ fn small_blocks_hold_the_same_values() {
         ]) {
             let packed = dir.path().join(format!("{packing:?}"));
             pack_folder_as(&raw, &packed, flags);
+            if !packing.losses_only() {
+                let verify = morris_in(&["verify", "--db", packed.to_str().unwrap()]);
+                assert!(verify.status.success(), "{packing:?}");
+            }
             let b = Tablebase::open_folder(&packed).unwrap();
             let bytes: u32 = flags.last().unwrap().parse().unwrap();
             for sector in sector_files(&raw).unwrap() {
