@@ -173,26 +173,8 @@ pub enum Command {
         /// The folder to write the packed copy into.
         #[arg(long, value_name = "DIR")]
         out: std::path::PathBuf,
-        /// Keep win, draw or loss only, without the plies: one bit per
-        /// position, "lost", XOR a guess from cheap features where that
-        /// packs smaller (the whole standard game in 0.9 GB). Probes then
-        /// give no plies and no lines of play; not for a folder under the
-        /// move-count rule, whose values need their plies.
-        #[arg(long)]
-        wdl: bool,
-        /// Keep every value as it is (or its win/draw/loss with --wdl): no
-        /// search when probed, three to four times the size. A folder under
-        /// the move-count rule is always packed plain.
-        #[arg(long)]
-        plain: bool,
-        /// Bytes of codes a compressed block decodes to, a power of two from
-        /// 256 to 16384 (the default). A random probe decodes a block: with
-        /// --plain --wdl and 512, one value is read in about a microsecond
-        /// (several times faster than 16384 where the block is not cached)
-        /// for files about 1.5 to 2 times larger; blocks under 16384 are
-        /// compressed with a dictionary the file stores, where that pays.
-        #[arg(long, value_name = "BYTES", default_value_t = 16384, value_parser = block_bytes)]
-        block_bytes: u32,
+        #[command(flatten)]
+        how: PackHow,
     },
     /// The value of positions from a database, and every legal move with the
     /// value it leads to, best first (fastest wins, draws, longest losses).
@@ -273,6 +255,31 @@ pub struct DbArg {
     /// Database folder.
     #[arg(long, default_value = "db")]
     pub db: std::path::PathBuf,
+}
+
+/// What `pack` keeps and in what blocks.
+#[derive(clap::Args, Debug)]
+pub struct PackHow {
+    /// Keep win, draw or loss only, without the plies: one bit per
+    /// position, "lost", XOR a guess from cheap features where that
+    /// packs smaller (the whole standard game in 0.9 GB). Probes then
+    /// give no plies and no lines of play; not for a folder under the
+    /// move-count rule, whose values need their plies.
+    #[arg(long)]
+    pub wdl: bool,
+    /// Keep every value as it is (or its win/draw/loss with --wdl): no
+    /// search when probed, three to four times the size. A folder under
+    /// the move-count rule is always packed plain.
+    #[arg(long)]
+    pub plain: bool,
+    /// Bytes of codes a compressed block decodes to, a power of two from
+    /// 256 to 16384 (the default). A random probe decodes a block: with
+    /// --plain --wdl and 512, one value is read in about a microsecond
+    /// (several times faster than 16384 where the block is not cached)
+    /// for files about 1.5 to 2 times larger; blocks under 16384 are
+    /// compressed with a dictionary the file stores, where that pays.
+    #[arg(long, value_name = "BYTES", default_value_t = 16384, value_parser = block_bytes)]
+    pub block_bytes: u32,
 }
 
 /// A `pack --block-bytes` value: a power of two from 256 to 16384.
@@ -383,16 +390,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Pack {
             db,
             out: target,
-            wdl,
-            plain,
-            block_bytes,
-        } => pack::pack(
-            out,
-            &open_whole(&db.db, explicit)?,
-            &target,
-            (wdl, plain),
-            block_bytes.trailing_zeros(),
-        ),
+            how,
+        } => pack::pack(out, &open_whole(&db.db, explicit)?, &target, &how),
         Command::Stats { db, tsv } => check::stats(out, &open_whole(&db.db, explicit)?, tsv),
         Command::Verify {
             db,

@@ -10,18 +10,16 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use morris::Tablebase;
+
+use super::PackHow;
 use morris::db::{
     PACKED_BLOCK_BYTES_BITS, Packing, SectorFile, file_name, folder_storage, index_file_name,
     same_values, sector_files, write_packed_in_blocks,
 };
 
-pub fn pack(
-    out: &mut dyn Write,
-    source: &Tablebase,
-    target: &Path,
-    (wdl_only, plain): (bool, bool),
-    block_bytes_bits: u32,
-) -> Result<()> {
+pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHow) -> Result<()> {
+    let (wdl_only, plain) = (how.wdl, how.plain);
+    let block_bytes_bits = how.block_bytes.trailing_zeros();
     let started = Instant::now();
     let variant = source.variant();
     let packing = Packing::new(variant, wdl_only, plain);

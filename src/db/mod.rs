@@ -11,6 +11,7 @@ mod folder;
 mod format;
 mod index_file;
 mod mapped;
+mod pack_write;
 mod packed;
 pub mod predictor;
 mod probe;
@@ -27,10 +28,8 @@ pub(crate) use folder::remove_stale_temp_files;
 pub use folder::{MANIFEST, Storage, folder_storage, folder_variant, sector_files};
 pub use format::{HEADER_LEN, Header};
 pub use index_file::{StoredIndex, index_file_name, is_current_index, write_stored_index};
-pub use packed::{
-    PACKED_BLOCK_BYTES_BITS, Packing, SMALLEST_BLOCK_BYTES_BITS, Wins, same_values, write_packed,
-    write_packed_choosing, write_packed_in_blocks,
-};
+pub use pack_write::{same_values, write_packed, write_packed_choosing, write_packed_in_blocks};
+pub use packed::{PACKED_BLOCK_BYTES_BITS, Packing, SMALLEST_BLOCK_BYTES_BITS, Wins};
 pub use probe::{Answer, Line, LineEnd, MoveValue};
 pub use stats::SectorStats;
 pub use tablebase::Tablebase;

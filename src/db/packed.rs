@@ -52,36 +52,21 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use memmap2::Mmap;
-use rayon::prelude::*;
 
 use super::error::FileError;
-use super::file::{SectorFile, file_name, write_atomically};
-use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
+use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN};
 use super::mapped::u64_le;
-use super::predictor::{MODEL_LEN, Model, Predicting};
-use super::value::{Value, Wdl};
+use super::predictor::{MODEL_LEN, Model};
 use crate::rules::Variant;
 
 /// Bytes a compressed block decodes to, as a power of two: a random probe
 /// decodes one (about 8 µs here); 4 KiB blocks took 12% more space (28% in
 /// a losses file).
 pub const PACKED_BLOCK_BYTES_BITS: u32 = 14;
-/// zstd's level when packing: most of the size of its slow levels, at tens
-/// of megabytes per second per core.
-const LEVEL: i32 = 12;
-/// zstd's level for loss bits, an eighth of the codes of the others: its
-/// slowest (a few MB/s per core) takes 0.5% (8-9) to 5% (6-6) off them.
-const BITS_LEVEL: i32 = 19;
 /// Decoded blocks kept per file.
 const CACHED_BLOCKS: usize = 16;
 /// The smallest blocks `pack --block-bytes` writes: 256 bytes.
 pub const SMALLEST_BLOCK_BYTES_BITS: u32 = 8;
-/// Bytes of a dictionary for small blocks: zstd's tables and content the
-/// blocks share, bought once per file.
-const DICTIONARY_BYTES: usize = 16 << 10;
-/// Blocks a dictionary is trained on (and judged on as many others).
-const DICTIONARY_SAMPLES: usize = 4096;
-
 /// `bytes` decoded with `dictionary` into at most `len` bytes, by this
 /// thread's zstd context (one that is not tied to one dictionary).
 fn decompress_with(
@@ -105,11 +90,6 @@ thread_local! {
     /// One zstd decoder per thread: making one costs more than decoding a block.
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
         std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
-    /// One zstd encoder per thread, for the same reason.
-    static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
-        std::cell::RefCell::new(zstd::bulk::Compressor::new(LEVEL).ok());
-    static BITS_COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
-        std::cell::RefCell::new(zstd::bulk::Compressor::new(BITS_LEVEL).ok());
 }
 
 /// What a packed file keeps of the values, and how (see the module's
@@ -166,7 +146,7 @@ impl Packing {
     }
 
     /// Codes per byte of a decoded block.
-    fn codes_per_byte(self) -> usize {
+    pub(super) fn codes_per_byte(self) -> usize {
         match self {
             Packing::PlainWdl => 4,
             Packing::LossBits => 8,
@@ -181,323 +161,6 @@ pub const NOT_LOST: u8 = 255;
 pub const WINS_RECORD_LEN: usize = 16;
 /// Bytes of a predicted loss-bits file's record of its losses and model.
 pub const PREDICTOR_RECORD_LEN: usize = 8 + MODEL_LEN;
-/// Blocks of a sector of loss bits, evenly spaced (every block of a small
-/// sector), that teach the predictor's model and judge whether it pays.
-const SAMPLE_BLOCKS: usize = 32;
-/// Writes the packed copy of a raw sector file into `dir`; returns its path.
-///
-/// # Errors
-/// A damaged raw file, one under the move-count rule packed other than
-/// plain (its values need their plies to the next mill), or one that cannot
-/// be written.
-pub fn write_packed(
-    dir: &Path,
-    raw: &SectorFile,
-    packing: Packing,
-    variant: &Variant,
-) -> Result<PathBuf, FileError> {
-    write_packed_choosing(dir, raw, packing, variant, None, PACKED_BLOCK_BYTES_BITS)
-}
-
-/// [`write_packed`] in blocks that decode to `2^block_bytes_bits` bytes
-/// (from [`SMALLEST_BLOCK_BYTES_BITS`] to [`PACKED_BLOCK_BYTES_BITS`]):
-/// blocks smaller than the default are compressed with a dictionary
-/// trained on the sector's own blocks where that makes the file smaller.
-///
-/// # Errors
-/// As [`write_packed`].
-pub fn write_packed_in_blocks(
-    dir: &Path,
-    raw: &SectorFile,
-    packing: Packing,
-    variant: &Variant,
-    block_bytes_bits: u32,
-) -> Result<PathBuf, FileError> {
-    write_packed_choosing(dir, raw, packing, variant, None, block_bytes_bits)
-}
-
-/// [`write_packed_in_blocks`]; loss bits predicted (`Some(true)`), plain
-/// (`Some(false)`) or whichever is smaller (`None`), for tests of both.
-#[doc(hidden)]
-pub fn write_packed_choosing(
-    dir: &Path,
-    raw: &SectorFile,
-    packing: Packing,
-    variant: &Variant,
-    predicted: Option<bool>,
-    block_bytes_bits: u32,
-) -> Result<PathBuf, FileError> {
-    assert!(
-        (SMALLEST_BLOCK_BYTES_BITS..=PACKED_BLOCK_BYTES_BITS).contains(&block_bytes_bits),
-        "block size out of range"
-    );
-    let bytes = raw.bytes().ok_or_else(|| {
-        FileError::corrupted(raw.path(), "it is packed already; packing reads raw files")
-    })?;
-    if packing != Packing::Plain && raw.header.mill_clock {
-        return Err(FileError::corrupted(
-            raw.path(),
-            "its values are under the move-count rule, which needs their plies to the next mill: pack it plain, in full",
-        ));
-    }
-    raw.verify_checksum()?;
-    let mut header = raw.header.clone();
-    header.block_bits = packing.block_bits() - (PACKED_BLOCK_BYTES_BITS - block_bytes_bits);
-    header.wdl_only = packing.wdl_only();
-    header.losses_only = packing.losses_only();
-    let block_len = 1usize << header.block_bits;
-    let predicting = match (packing, predicted) {
-        (Packing::LossBits, None | Some(true)) => {
-            // Judged on blocks of the default size, whatever the file's.
-            let sample = sample_codes(raw, packing, 1 << packing.block_bits())?;
-            Some((
-                Predicting::learned(variant, raw.header.sector, &sample),
-                sample,
-            ))
-        }
-        _ => None,
-    };
-    let (compressor, level) = match packing {
-        Packing::LossBits => (&BITS_COMPRESSOR, BITS_LEVEL),
-        _ => (&COMPRESSOR, LEVEL),
-    };
-    let compress = |codes: &[u8]| {
-        let packed = pack_codes(codes, packing.codes_per_byte());
-        compressor
-            .with(|c| c.borrow_mut().as_mut().map(|c| c.compress(&packed)))
-            .unwrap_or_else(|| zstd::bulk::compress(&packed, level))
-            .map_err(FileError::write(raw.path()))
-    };
-    header.predicted = match (&predicting, predicted) {
-        (None, _) => false,
-        (Some(_), Some(choice)) => choice,
-        (Some((p, sample)), None) => prediction_pays(sample, p, &compress)?,
-    };
-    let guesser = predicting.map(|(p, _)| p).filter(|_| header.predicted);
-    let codes_of = |i: usize| {
-        let start = i * block_len;
-        let block = &bytes[start..(start + block_len).min(bytes.len())];
-        let mut codes = BlockCodes::of(raw, packing, start as u64, block)?;
-        if let Some(p) = &guesser {
-            p.guess_over(start as u64, &mut codes.codes);
-        }
-        Ok::<_, FileError>(codes)
-    };
-    let dictionary = if block_bytes_bits < PACKED_BLOCK_BYTES_BITS {
-        trained_dictionary(bytes.len().div_ceil(block_len), packing, level, &codes_of)?
-    } else {
-        None
-    };
-    let prepared = dictionary
-        .as_ref()
-        .map(|d| zstd::dict::EncoderDictionary::copy(d, level));
-    let blocks: Vec<(Vec<u8>, Wins, u64)> = (0..bytes.len().div_ceil(block_len))
-        .into_par_iter()
-        .map_init(
-            || {
-                prepared
-                    .as_ref()
-                    .map(|p| {
-                        // A block's frame says neither its length (the file
-                        // gives it) nor which dictionary (the file's).
-                        let mut c = zstd::bulk::Compressor::with_prepared_dictionary(p)?;
-                        c.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(false))?;
-                        c.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false))?;
-                        Ok::<_, std::io::Error>(c)
-                    })
-                    .transpose()
-            },
-            |with_dictionary, i| {
-                let codes = codes_of(i)?;
-                let packed = pack_codes(&codes.codes, packing.codes_per_byte());
-                let compressed = match (uniform(&packed), with_dictionary) {
-                    (Some(byte), _) => vec![byte],
-                    (None, Ok(Some(c))) => {
-                        c.compress(&packed).map_err(FileError::write(raw.path()))?
-                    }
-                    (None, Ok(None)) => compress(&codes.codes)?,
-                    (None, Err(e)) => {
-                        return Err(FileError::write(raw.path())(std::io::Error::other(
-                            e.to_string(),
-                        )));
-                    }
-                };
-                Ok((compressed, codes.wins, codes.lost))
-            },
-        )
-        .collect::<Result<_, FileError>>()?;
-    let losses: u64 = blocks.iter().map(|b| b.2).sum();
-    let overflow = overflow_kept(raw, packing);
-    header.overflow_entries = (overflow.len() / OVERFLOW_ENTRY_LEN) as u64;
-    header.overflow_checksum = xxhash_rust::xxh3::xxh3_64(&overflow);
-    let model = guesser.map(|p| (losses, p.model));
-    let dictionary = dictionary.unwrap_or_default();
-    header.dictionary = dictionary_field(&dictionary);
-    let table = block_table(&mut header, &blocks, model, &dictionary, &overflow);
-    let path = dir.join(file_name(header.sector));
-    write_atomically(&path, |file| {
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        std::io::Write::write_all(&mut out, &header.to_bytes())?;
-        std::io::Write::write_all(&mut out, &table)?;
-        for (b, _, _) in &blocks {
-            std::io::Write::write_all(&mut out, b)?;
-        }
-        out.into_inner().map_err(|e| e.into_error())
-    })?;
-    Ok(path)
-}
-
-/// A zstd dictionary for the `blocks` blocks that `codes_of` gives, trained
-/// on evenly spaced ones, if one trains and makes them smaller, its own
-/// bytes counted.
-fn trained_dictionary(
-    blocks: usize,
-    packing: Packing,
-    level: i32,
-    codes_of: &(impl Fn(usize) -> Result<BlockCodes, FileError> + Sync),
-) -> Result<Option<Vec<u8>>, FileError> {
-    let sampled = blocks.min(DICTIONARY_SAMPLES);
-    if sampled < DICTIONARY_SAMPLES / 4 {
-        return Ok(None); // too small a file to pay for one
-    }
-    let samples: Vec<Vec<u8>> = (0..sampled)
-        .into_par_iter()
-        .map(|k| {
-            let codes = codes_of(k * blocks / sampled)?;
-            Ok(pack_codes(&codes.codes, packing.codes_per_byte()).into_owned())
-        })
-        .collect::<Result<_, FileError>>()?;
-    let sizes: Vec<usize> = samples.iter().map(Vec::len).collect();
-    let Ok(dictionary) = zstd::dict::from_continuous(&samples.concat(), &sizes, DICTIONARY_BYTES)
-    else {
-        return Ok(None);
-    };
-    // Judged on other blocks than those it was trained on.
-    let judged: Vec<Vec<u8>> = (0..sampled)
-        .into_par_iter()
-        .map(|k| {
-            let codes = codes_of((k * blocks / sampled + blocks / sampled / 2).min(blocks - 1))?;
-            Ok(pack_codes(&codes.codes, packing.codes_per_byte()).into_owned())
-        })
-        .collect::<Result<_, FileError>>()?;
-    let size = |d: Option<&[u8]>| -> usize {
-        let mut c = match d {
-            Some(d) => zstd::bulk::Compressor::with_dictionary(level, d),
-            None => zstd::bulk::Compressor::new(level),
-        }
-        .expect("a zstd compressor");
-        judged
-            .iter()
-            .map(|j| c.compress(j).map_or(usize::MAX / judged.len(), |c| c.len()))
-            .sum()
-    };
-    let (plain, with) = (size(None), size(Some(&dictionary)));
-    let scale = blocks as f64 / sampled as f64;
-    let pays = with as f64 * scale + (dictionary.len() as f64) < plain as f64 * scale;
-    Ok(pays.then_some(dictionary))
-}
-
-/// The byte every byte of `bytes` is, if one: such a block is stored as that
-/// one byte (no zstd frame is one byte long).
-fn uniform(bytes: &[u8]) -> Option<u8> {
-    let first = *bytes.first()?;
-    bytes.iter().all(|&b| b == first).then_some(first)
-}
-
-/// The header's field of a file with this dictionary (empty: none).
-fn dictionary_field(dictionary: &[u8]) -> (u32, u32) {
-    if dictionary.is_empty() {
-        return (0, 0);
-    }
-    (
-        dictionary.len() as u32,
-        xxhash_rust::xxh3::xxh3_64(dictionary) as u32,
-    )
-}
-
-/// The codes of [`SAMPLE_BLOCKS`] evenly spaced blocks of a raw file, each
-/// with the index of its first position.
-fn sample_codes(
-    raw: &SectorFile,
-    packing: Packing,
-    block_len: usize,
-) -> Result<Vec<(u64, Vec<u8>)>, FileError> {
-    let bytes = raw.bytes().unwrap_or_default();
-    let blocks = bytes.len().div_ceil(block_len);
-    let step = blocks.div_ceil(SAMPLE_BLOCKS).max(1);
-    (0..blocks)
-        .step_by(step)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|i| {
-            let start = i * block_len;
-            let block = &bytes[start..(start + block_len).min(bytes.len())];
-            let codes = BlockCodes::of(raw, packing, start as u64, block)?.codes;
-            Ok((start as u64, codes))
-        })
-        .collect()
-}
-
-/// Whether predicting pays: whether the sample's codes XOR the guesses
-/// compress smaller than the codes.
-fn prediction_pays(
-    sample: &[(u64, Vec<u8>)],
-    predicting: &Predicting,
-    compress: &(impl Fn(&[u8]) -> Result<Vec<u8>, FileError> + Sync),
-) -> Result<bool, FileError> {
-    let (plain, guessed) = sample
-        .par_iter()
-        .map(|(start, codes)| {
-            let mut guessed = codes.clone();
-            predicting.guess_over(*start, &mut guessed);
-            Ok((compress(codes)?.len(), compress(&guessed)?.len()))
-        })
-        .try_reduce(|| (0, 0), |a, b| Ok((a.0 + b.0, a.1 + b.1)))?;
-    Ok(guessed < plain)
-}
-
-/// The table of a packed file of these compressed blocks (with each its
-/// wins), `model` (a predicted file's losses and model) and overflow
-/// entries, the header's sizes and checksum set to match.
-fn block_table(
-    header: &mut Header,
-    blocks: &[(Vec<u8>, Wins, u64)],
-    model: Option<(u64, Model)>,
-    dictionary: &[u8],
-    overflow: &[u8],
-) -> Vec<u8> {
-    let mut offsets = Vec::with_capacity(blocks.len() + 1);
-    let mut at = 0u64;
-    offsets.push(at);
-    for (b, _, _) in blocks {
-        at += b.len() as u64;
-        offsets.push(at);
-    }
-    header.packed_bytes = Some(at);
-    let mut table = Vec::with_capacity(16 * blocks.len() + 8);
-    for o in &offsets {
-        table.extend_from_slice(&o.to_le_bytes());
-    }
-    for (i, (b, _, _)) in blocks.iter().enumerate() {
-        let sum = block_checksum(i, offsets[i], offsets[i + 1], b);
-        table.extend_from_slice(&sum.to_le_bytes());
-    }
-    if header.losses_only {
-        let wins = blocks
-            .iter()
-            .fold(Wins::default(), |a, (_, w, _)| a.merge(*w));
-        table.extend_from_slice(&wins.to_bytes());
-    }
-    if let Some((losses, model)) = model {
-        table.extend_from_slice(&losses.to_le_bytes());
-        table.extend_from_slice(&model.to_bytes());
-    }
-    table.extend_from_slice(dictionary);
-    table.extend_from_slice(overflow);
-    header.checksum = xxhash_rust::xxh3::xxh3_64(&table);
-    table
-}
-
 /// A sector's wins and its longest, as a losses file records them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Wins {
@@ -506,103 +169,19 @@ pub struct Wins {
 }
 
 impl Wins {
-    fn merge(self, other: Wins) -> Wins {
+    pub(super) fn merge(self, other: Wins) -> Wins {
         Wins {
             count: self.count + other.count,
             longest: self.longest.max(other.longest),
         }
     }
 
-    fn to_bytes(self) -> [u8; WINS_RECORD_LEN] {
+    pub(super) fn to_bytes(self) -> [u8; WINS_RECORD_LEN] {
         let mut b = [0u8; WINS_RECORD_LEN];
         b[..8].copy_from_slice(&self.count.to_le_bytes());
         b[8..].copy_from_slice(&self.longest.to_le_bytes());
         b
     }
-}
-
-/// The codes a packed block holds, one per value (before packing several
-/// to a byte), and the wins among them.
-struct BlockCodes {
-    codes: Vec<u8>,
-    wins: Wins,
-    /// The lost positions among them (not counted in plain codes, which
-    /// are never predicted).
-    lost: u64,
-}
-
-impl BlockCodes {
-    /// Of a block of raw value bytes whose first is at `start`.
-    fn of(
-        raw: &SectorFile,
-        packing: Packing,
-        start: u64,
-        block: &[u8],
-    ) -> Result<BlockCodes, FileError> {
-        let mut wins = Wins::default();
-        if packing == Packing::Plain {
-            return Ok(BlockCodes {
-                codes: block.to_vec(),
-                wins,
-                lost: 0,
-            });
-        }
-        let mut codes = Vec::with_capacity(block.len());
-        let mut lost_count = 0;
-        for (i, &byte) in block.iter().enumerate() {
-            let value = match Value::from_byte(byte) {
-                Some(v) => v,
-                None => raw.value(start + i as u64)?,
-            };
-            if let Value::Win(n) = value {
-                wins.count += 1;
-                wins.longest = wins.longest.max(n.into());
-            }
-            let lost = matches!(value, Value::Loss(_));
-            lost_count += u64::from(lost);
-            codes.push(match packing {
-                Packing::PlainWdl => Wdl::of(value).code(),
-                // An escaped loss stays escaped: its plies are in the table.
-                Packing::Losses if lost => byte,
-                Packing::Losses => NOT_LOST,
-                _ => lost as u8,
-            });
-        }
-        Ok(BlockCodes {
-            codes,
-            wins,
-            lost: lost_count,
-        })
-    }
-}
-
-/// The overflow entries a packed file keeps of a raw file's: all in plain
-/// full values, those of losses in a losses file, none without plies.
-fn overflow_kept(raw: &SectorFile, packing: Packing) -> Vec<u8> {
-    let table = raw.overflow_table();
-    match packing {
-        Packing::Plain => table.to_vec(),
-        Packing::Losses => table
-            .chunks_exact(OVERFLOW_ENTRY_LEN)
-            .filter(|e| overflow_entry(e, 0).1.is_multiple_of(2))
-            .flatten()
-            .copied()
-            .collect(),
-        Packing::LossBits | Packing::PlainWdl => Vec::new(),
-    }
-}
-
-/// Codes of `8 / per` bits packed `per` to a byte from the low bits up.
-fn pack_codes(codes: &[u8], per: usize) -> std::borrow::Cow<'_, [u8]> {
-    if per == 1 {
-        return codes.into();
-    }
-    let bits = 8 / per;
-    let mut out = vec![0u8; codes.len().div_ceil(per)];
-    for (i, &c) in codes.iter().enumerate() {
-        out[i / per] |= c << (bits * (i % per));
-    }
-    out.into()
 }
 
 /// The `i`-th code of codes packed `per` to a byte.
@@ -615,71 +194,9 @@ fn code_at(bytes: &[u8], i: usize, per: usize) -> u8 {
     (bytes[i / per] >> (bits * (i % per))) & ((1 << bits) - 1)
 }
 
-/// Checks that a packed file holds exactly what its packing keeps of the
-/// raw file's values: every code, the overflow entries kept and, in a
-/// losses file, the record of the wins.
-///
-/// # Errors
-/// A block that fails its check, or anything that differs.
-pub fn same_values(
-    raw: &SectorFile,
-    packed: &SectorFile,
-    variant: &Variant,
-) -> Result<(), FileError> {
-    let bytes = raw.bytes().unwrap_or_default();
-    let packing = Packing::of(&packed.header);
-    let same = packed.header.positions == raw.header.positions
-        && packed.overflow_table() == overflow_kept(raw, packing);
-    let predictor = packed.predictor();
-    let predicting =
-        predictor.map(|(_, model)| Predicting::new(variant, packed.header.sector, model));
-    let differ = || {
-        FileError::corrupted(
-            packed.path(),
-            "its values differ from the raw file's: the raw file is kept",
-        )
-    };
-    let Some(body) = packed.packed_body() else {
-        return Err(FileError::corrupted(packed.path(), "it is not packed"));
-    };
-    let block_len = 1usize << packed.header.block_bits;
-    let blocks = body.blocks();
-    if !same || bytes.len().div_ceil(block_len) != blocks {
-        return Err(differ());
-    }
-    // Per block: the same codes, and its wins and losses.
-    let (wins, losses) = (0..blocks)
-        .into_par_iter()
-        .map(|block| {
-            let stored = body.block_codes(block)?;
-            let at = block * block_len;
-            let from_raw = &bytes[at..(at + block_len).min(bytes.len())];
-            let mut codes = BlockCodes::of(raw, packing, at as u64, from_raw)?;
-            if let Some(p) = &predicting {
-                p.guess_over(at as u64, &mut codes.codes);
-            }
-            if codes.codes == stored {
-                Ok((codes.wins, codes.lost))
-            } else {
-                Err(differ())
-            }
-        })
-        .try_reduce(
-            || (Wins::default(), 0),
-            |a, b| Ok((a.0.merge(b.0), a.1 + b.1)),
-        )?;
-    let wins_kept = !packing.losses_only() || packed.wins()? == Some(wins);
-    let losses_kept = predictor.is_none_or(|(count, _)| count == losses);
-    if wins_kept && losses_kept {
-        Ok(())
-    } else {
-        Err(differ())
-    }
-}
-
 /// A block's checksum: of its bytes, seeded with its number and where it
 /// lies, so that a damaged offset fails it too.
-fn block_checksum(block: usize, start: u64, end: u64, bytes: &[u8]) -> u64 {
+pub(super) fn block_checksum(block: usize, start: u64, end: u64, bytes: &[u8]) -> u64 {
     let seed = (block as u64).rotate_left(40) ^ start ^ end.rotate_left(20);
     xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
 }
