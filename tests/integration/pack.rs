@@ -285,9 +285,18 @@ fn damaged_packed_files_never_give_a_wrong_value() {
     solve_into(&raw, six, Selection::MaxMen(8));
     let good = Tablebase::open(&raw, six).unwrap();
     let index = SectorIndex::of(six.board, 4, 4);
-    let codings = PACKINGS.map(|p| (p, false));
-    for (packing, predicted) in codings.into_iter().chain([(Packing::LossBits, true)]) {
-        let name = format!("{packing:?}{}", if predicted { " predicted" } else { "" });
+    let codings = PACKINGS.map(|p| (p, false, PACKED_BLOCK_BYTES_BITS));
+    let more = [
+        (Packing::LossBits, true, PACKED_BLOCK_BYTES_BITS),
+        // Small blocks, one of equal bytes among them.
+        (Packing::PlainWdl, false, 8),
+        (Packing::Losses, false, 9),
+    ];
+    for (packing, predicted, block_bytes_bits) in codings.into_iter().chain(more) {
+        let name = format!(
+            "{packing:?}{} {block_bytes_bits}",
+            if predicted { " predicted" } else { "" }
+        );
         let packed = dir.path().join(&name);
         std::fs::create_dir_all(&packed).unwrap();
         Tablebase::create_packed(&packed, six, packing).unwrap();
@@ -298,7 +307,7 @@ fn damaged_packed_files_never_give_a_wrong_value() {
             packing,
             six,
             Some(predicted),
-            PACKED_BLOCK_BYTES_BITS,
+            block_bytes_bits,
         )
         .unwrap();
         assert_eq!(
@@ -322,8 +331,8 @@ fn damaged_packed_files_never_give_a_wrong_value() {
         // Every byte of the header and block table (a losses file's wins
         // record among them), then bytes spread over the blocks.
         let records = 24 + if predicted { 72 } else { 0 };
-        let table_end =
-            128 + 16 * source.header.positions.div_ceil(1 << packing.block_bits()) + records;
+        let block_bits = packing.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS;
+        let table_end = 128 + 16 * source.header.positions.div_ceil(1 << block_bits) + records;
         let spread = (0..original.len()).step_by((original.len() / 150).max(1));
         for at in (0..table_end as usize).chain(spread) {
             let mut flipped = original.clone();
