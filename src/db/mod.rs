@@ -17,6 +17,7 @@ pub mod predictor;
 mod probe;
 mod stats;
 mod tablebase;
+mod thread_sectors;
 mod value;
 mod wdl_probe;
 

@@ -16,6 +16,7 @@ use super::format::Header;
 use super::index_file::{StoredIndex, first_checksum_at, index_file_name};
 use super::mapped::read_ahead;
 use super::packed::Packing;
+use super::thread_sectors::{THREAD_SECTORS, ThreadSectors};
 use super::value::{LossMark, Value, Wdl};
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::{Outcome, Position, PositionError, Variant};
@@ -38,6 +39,11 @@ pub struct Tablebase {
     wdl_only: bool,
     /// Packed files keep every block decoded once read.
     keep_decoded: bool,
+    /// Per thread of the pool (and one for every other thread), the sectors
+    /// it has probed: a probe finds its file without the shared map's lock
+    /// and reference counts, which the threads would pass between their
+    /// caches at every probe.
+    by_thread: Box<[ThreadSectors]>,
 }
 
 /// What a [`Tablebase`] calls with a damaged stored index it works around.
@@ -50,12 +56,12 @@ struct Slot {
     opening: Mutex<()>,
 }
 
-type Mapped = (Arc<SectorFile>, Arc<ProbeIndex>);
+pub(super) type Mapped = (Arc<SectorFile>, Arc<ProbeIndex>);
 
 /// A sector's index for probing: its stored tables when the folder has them
 /// (a cold probe reads a few pages), else built in memory. A stored index
 /// found damaged is replaced by the built one, with a warning.
-struct ProbeIndex {
+pub(super) struct ProbeIndex {
     stored: Option<StoredIndex>,
     built: OnceLock<Arc<SectorIndex>>,
     counts: (usize, usize),
@@ -117,6 +123,9 @@ impl Tablebase {
             warn: None,
             wdl_only: folder_storage(dir) == Storage::PackedWdl,
             keep_decoded: false,
+            by_thread: (0..THREAD_SECTORS)
+                .map(|_| ThreadSectors::default())
+                .collect(),
         })
     }
 
@@ -225,6 +234,9 @@ impl Tablebase {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+        for t in &self.by_thread {
+            t.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        }
     }
 
     /// Forgets a mapped sector (before its file is replaced).
@@ -233,6 +245,33 @@ impl Tablebase {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&sector);
+        for t in &self.by_thread {
+            t.lock().unwrap_or_else(|e| e.into_inner()).remove(&sector);
+        }
+    }
+
+    /// Calls `f` with the mapped file of `sector` and its index (`None`
+    /// without a file), found among this thread's sectors first. `f` must
+    /// not probe this tablebase: it runs with this thread's sectors locked
+    /// (a call that finds them locked takes the shared map instead).
+    fn with_mapped<R>(
+        &self,
+        sector: SectorKey,
+        f: impl FnOnce(Option<(&SectorFile, &ProbeIndex)>) -> R,
+    ) -> Result<R, ProbeError> {
+        let slot = rayon::current_thread_index().map_or(0, |i| 1 + i % (THREAD_SECTORS - 1));
+        let Ok(mut mine) = self.by_thread[slot].try_lock() else {
+            let mapped = self.mapped_if_present(sector)?;
+            return Ok(f(mapped.as_ref().map(|(file, index)| (&**file, &**index))));
+        };
+        if let Some((file, index)) = mine.get(&sector) {
+            return Ok(f(Some((file, index))));
+        }
+        let Some(mapped) = self.mapped_if_present(sector)? else {
+            return Ok(f(None));
+        };
+        let (file, index) = &*mine.entry(sector).or_insert(mapped);
+        Ok(f(Some((file, index))))
     }
 
     /// The mapped file of a sector, checked against this variant and its index.
@@ -462,13 +501,13 @@ impl Tablebase {
                 has_rule: false,
             });
         };
-        match self.locate(pos)? {
+        self.with_located(pos, |located| match located {
             Located::Over(Outcome::Drawn) => Ok(ClockValue::Draw),
             Located::Over(_) => Ok(ClockValue::Loss(0)),
             Located::At(sector, file, index) => file
                 .clock_value(index, n)
                 .map_err(|source| self.damaged(sector, Some(pos), source)),
-        }
+        })
     }
 
     /// Win, draw or loss for any position of play of the variant, from the
@@ -491,19 +530,22 @@ impl Tablebase {
                 has_rule: true,
             });
         }
-        match self.locate(pos)? {
-            Located::Over(Outcome::Drawn) => Ok(Wdl::Draw),
-            Located::Over(_) => Ok(Wdl::Loss),
+        // `None`: not lost, in a losses file; its children tell the rest.
+        let found = self.with_located(pos, |located| match located {
+            Located::Over(Outcome::Drawn) => Ok(Some(Wdl::Draw)),
+            Located::Over(_) => Ok(Some(Wdl::Loss)),
             Located::At(sector, file, index) if file.header.losses_only => {
-                match self.mark_at(sector, &file, index, pos)? {
-                    LossMark::Lost(_) => Ok(Wdl::Loss),
-                    LossMark::NotLost => self.wdl_not_lost(pos),
+                match self.mark_at(sector, file, index, pos)? {
+                    LossMark::Lost(_) => Ok(Some(Wdl::Loss)),
+                    LossMark::NotLost => Ok(None),
                 }
             }
             Located::At(sector, file, index) => file
                 .wdl(index)
+                .map(Some)
                 .map_err(|source| self.damaged(sector, Some(pos), source)),
-        }
+        })?;
+        found.map_or_else(|| self.wdl_not_lost(pos), Ok)
     }
 
     /// The loss mark at `index` of `sector`'s file, which holds `pos`.
@@ -604,36 +646,44 @@ impl Tablebase {
                 has_rule: true,
             });
         }
-        match self.locate(pos)? {
-            Located::Over(Outcome::Drawn) => Ok(Value::Draw),
-            Located::Over(_) => Ok(Value::Loss(0)),
+        // `None`: not lost, in a losses file; its children tell the rest.
+        let found = self.with_located(pos, |located| match located {
+            Located::Over(Outcome::Drawn) => Ok(Some(Value::Draw)),
+            Located::Over(_) => Ok(Some(Value::Loss(0))),
             Located::At(sector, file, index) if file.header.losses_only => {
-                match self.mark_at(sector, &file, index, pos)? {
-                    LossMark::Lost(Some(n)) => Ok(Value::Loss(n)),
+                match self.mark_at(sector, file, index, pos)? {
+                    LossMark::Lost(Some(n)) => Ok(Some(Value::Loss(n))),
                     LossMark::Lost(None) => Err(ProbeError::WdlOnly {
                         dir: self.dir.clone(),
                     }),
-                    LossMark::NotLost => self.value_not_lost(pos),
+                    LossMark::NotLost => Ok(None),
                 }
             }
             Located::At(sector, file, index) => file
                 .value(index)
+                .map(Some)
                 .map_err(|source| self.damaged(sector, Some(pos), source)),
-        }
+        })?;
+        found.map_or_else(|| self.value_not_lost(pos), Ok)
     }
 
-    /// Where a position's value is: a game over for the side to move (lost
-    /// or, on Morabaraba's full board, drawn), or a file's index.
-    fn locate(&self, pos: &Position) -> Result<Located, ProbeError> {
+    /// Calls `f` with where a position's value is: a game over for the
+    /// side to move (lost or, on Morabaraba's full board, drawn), or a
+    /// file's index. `f` must not probe this tablebase (see
+    /// [`Tablebase::with_mapped`]).
+    fn with_located<R>(
+        &self,
+        pos: &Position,
+        f: impl FnOnce(Located<'_>) -> Result<R, ProbeError>,
+    ) -> Result<R, ProbeError> {
         let sector = match self.sector_of_play(pos)? {
             Ok(sector) => sector,
-            Err(over) => return Ok(Located::Over(over)),
+            Err(over) => return f(Located::Over(over)),
         };
-        let Some((file, index)) = self.mapped_if_present(sector)? else {
-            return self.without_file(pos, sector).map(Located::Over);
-        };
-        let at = index.index(self, pos);
-        Ok(Located::At(sector, file, at))
+        self.with_mapped(sector, |mapped| match mapped {
+            Some((file, index)) => f(Located::At(sector, file, index.index(self, pos))),
+            None => f(Located::Over(self.without_file(pos, sector)?)),
+        })?
     }
 
     /// The sector holding `pos`, or the game's end for the side to move
@@ -691,10 +741,10 @@ impl Nearby {
     }
 }
 
-/// See [`Tablebase::locate`].
-enum Located {
+/// See [`Tablebase::with_located`].
+enum Located<'a> {
     Over(Outcome),
-    At(SectorKey, Arc<SectorFile>, u64),
+    At(SectorKey, &'a SectorFile, u64),
 }
 
 /// Creates `dir` with a manifest for `variant` and for files of the kind
