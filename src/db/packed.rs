@@ -59,14 +59,16 @@ use super::mapped::u64_le;
 use super::predictor::{MODEL_LEN, Model};
 use crate::rules::Variant;
 
-/// Bytes a compressed block decodes to, as a power of two: a random probe
-/// decodes one (about 8 µs here); 4 KiB blocks took 12% more space (28% in
-/// a losses file).
+/// Bytes a compressed block decodes to by default, as a power of two: a
+/// random probe decodes one (about 8 µs here); 4 KiB blocks took 12% more
+/// space (28% in a losses file). Smaller blocks (`pack --block-bytes`) are
+/// for probes that must not wait for that.
 pub const PACKED_BLOCK_BYTES_BITS: u32 = 14;
 /// Decoded blocks kept per file.
 const CACHED_BLOCKS: usize = 16;
 /// The smallest blocks `pack --block-bytes` writes: 256 bytes.
 pub const SMALLEST_BLOCK_BYTES_BITS: u32 = 8;
+
 /// `bytes` decoded with `dictionary` into at most `len` bytes, by this
 /// thread's zstd context (one that is not tied to one dictionary).
 fn decompress_with(
