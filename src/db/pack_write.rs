@@ -26,7 +26,8 @@ const BITS_LEVEL: i32 = 19;
 /// Bytes of a dictionary for small blocks: zstd's tables and content the
 /// blocks share, bought once per file.
 const DICTIONARY_BYTES: usize = 16 << 10;
-/// Blocks a dictionary is trained on (and judged on as many others).
+/// Blocks a dictionary is trained on (and judged on as many others, between
+/// them).
 const DICTIONARY_SAMPLES: usize = 4096;
 
 thread_local! {
@@ -140,7 +141,8 @@ pub fn write_packed_choosing(
         Ok::<_, FileError>(codes)
     };
     let dictionary = if block_bytes_bits < PACKED_BLOCK_BYTES_BITS {
-        trained_dictionary(bytes.len().div_ceil(block_len), packing, level, &codes_of)?
+        let blocks = bytes.len().div_ceil(block_len);
+        trained_dictionary(raw, packing, (blocks, &codes_of), level, &compress)?
     } else {
         None
     };
@@ -219,23 +221,30 @@ fn compress_blocks(
         .collect()
 }
 
-/// A zstd dictionary for the `blocks` blocks that `codes_of` gives, trained
-/// on evenly spaced ones, if one trains and makes them smaller, its own
-/// bytes counted.
+/// A zstd dictionary for the `blocks` blocks that `codes_of` gives, if one
+/// trains and makes them smaller, its own bytes counted: trained on evenly
+/// spaced blocks, judged on the blocks between them, each compressed as the
+/// file's blocks are ([`compress_blocks`]) with it and without.
 fn trained_dictionary(
-    blocks: usize,
+    raw: &SectorFile,
     packing: Packing,
+    (blocks, codes_of): (
+        usize,
+        &(impl Fn(usize) -> Result<BlockCodes, FileError> + Sync),
+    ),
     level: i32,
-    codes_of: &(impl Fn(usize) -> Result<BlockCodes, FileError> + Sync),
+    compress: &(impl Fn(&[u8]) -> Result<Vec<u8>, FileError> + Sync),
 ) -> Result<Option<Vec<u8>>, FileError> {
-    let sampled = blocks.min(DICTIONARY_SAMPLES);
+    let sampled = (blocks / 2).min(DICTIONARY_SAMPLES);
     if sampled < DICTIONARY_SAMPLES / 4 {
         return Ok(None); // too small a file to pay for one
     }
+    // Sample k: block 2k of 2 * sampled evenly spaced, judged k: block 2k + 1.
+    let spaced = |i: usize| i * blocks / (2 * sampled);
     let samples: Vec<Vec<u8>> = (0..sampled)
         .into_par_iter()
         .map(|k| {
-            let codes = codes_of(k * blocks / sampled)?;
+            let codes = codes_of(spaced(2 * k))?;
             Ok(pack_codes(&codes.codes, packing.codes_per_byte()).into_owned())
         })
         .collect::<Result<_, FileError>>()?;
@@ -244,26 +253,12 @@ fn trained_dictionary(
     else {
         return Ok(None);
     };
-    // Judged on other blocks than those it was trained on.
-    let judged: Vec<Vec<u8>> = (0..sampled)
-        .into_par_iter()
-        .map(|k| {
-            let codes = codes_of((k * blocks / sampled + blocks / sampled / 2).min(blocks - 1))?;
-            Ok(pack_codes(&codes.codes, packing.codes_per_byte()).into_owned())
-        })
-        .collect::<Result<_, FileError>>()?;
-    let size = |d: Option<&[u8]>| -> usize {
-        let mut c = match d {
-            Some(d) => zstd::bulk::Compressor::with_dictionary(level, d),
-            None => zstd::bulk::Compressor::new(level),
-        }
-        .expect("a zstd compressor");
-        judged
-            .iter()
-            .map(|j| c.compress(j).map_or(usize::MAX / judged.len(), |c| c.len()))
-            .sum()
+    let judged = |d: Option<(&[u8], i32)>| -> Result<usize, FileError> {
+        let judged_codes = |k: usize| codes_of(spaced(2 * k + 1));
+        let compressed = compress_blocks(raw, packing, (sampled, &judged_codes), d, compress)?;
+        Ok(compressed.iter().map(|b| b.0.len()).sum())
     };
-    let (plain, with) = (size(None), size(Some(&dictionary)));
+    let (plain, with) = (judged(None)?, judged(Some((&dictionary, level)))?);
     let scale = blocks as f64 / sampled as f64;
     let pays = with as f64 * scale + (dictionary.len() as f64) < plain as f64 * scale;
     Ok(pays.then_some(dictionary))

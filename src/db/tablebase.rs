@@ -561,23 +561,13 @@ impl Tablebase {
     }
 
     /// Whether `pos` (a position of play) is lost for its side to move, as
-    /// its file marks it; its sector found among those of `nearby` first.
-    fn loss_mark_near(&self, pos: &Position, nearby: &mut Nearby) -> Result<LossMark, ProbeError> {
-        let over = |over| match over {
-            Outcome::Drawn => LossMark::NotLost,
-            _ => LossMark::Lost(Some(0)),
-        };
-        let sector = match self.sector_of_play(pos)? {
-            Ok(sector) => sector,
-            Err(outcome) => return Ok(over(outcome)),
-        };
-        match nearby.mapped(self, sector)? {
-            Some((file, index)) => {
-                let at = index.index(self, pos);
-                self.mark_at(sector, file, at, pos)
-            }
-            None => self.without_file(pos, sector).map(over),
-        }
+    /// its file marks it.
+    fn loss_mark(&self, pos: &Position) -> Result<LossMark, ProbeError> {
+        self.with_located(pos, |located| match located {
+            Located::Over(Outcome::Drawn) => Ok(LossMark::NotLost),
+            Located::Over(_) => Ok(LossMark::Lost(Some(0))),
+            Located::At(sector, file, index) => self.mark_at(sector, file, index, pos),
+        })
     }
 
     /// Calls `f` with the loss mark of each child of `pos` until it returns
@@ -588,10 +578,9 @@ impl Tablebase {
         mut f: impl FnMut(LossMark) -> bool,
     ) -> Result<(), ProbeError> {
         let (mut more, mut error) = (true, None);
-        let mut nearby = Nearby::default();
         self.variant.for_each_move(pos, |_, child| {
             if more && error.is_none() {
-                match self.loss_mark_near(&child, &mut nearby) {
+                match self.loss_mark(&child) {
                     Ok(mark) => more = f(mark),
                     Err(e) => error = Some(e),
                 }
@@ -715,29 +704,6 @@ impl Tablebase {
             Some(Outcome::Lost) => Ok(Outcome::Lost),
             _ => Err(self.missing(sector)),
         }
-    }
-}
-
-/// The sectors one search has met, mapped: a position's children lie in a
-/// sector or two, so they skip the folder's shared map, its lock and its
-/// reference counts (15% of a probe's time in a profile on small sectors).
-#[derive(Default)]
-struct Nearby(Vec<(SectorKey, Option<Mapped>)>);
-
-impl Nearby {
-    fn mapped(
-        &mut self,
-        tablebase: &Tablebase,
-        sector: SectorKey,
-    ) -> Result<Option<(&SectorFile, &ProbeIndex)>, ProbeError> {
-        let at = match self.0.iter().position(|(s, _)| *s == sector) {
-            Some(at) => at,
-            None => {
-                self.0.push((sector, tablebase.mapped_if_present(sector)?));
-                self.0.len() - 1
-            }
-        };
-        Ok(self.0[at].1.as_ref().map(|(f, i)| (&**f, &**i)))
     }
 }
 
