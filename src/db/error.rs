@@ -159,7 +159,7 @@ pub enum ProbeError {
         found: String,
         wanted: String,
     },
-    #[error("{} is not a morris database folder (no {}); build one with `morris solve`", dir.display(), super::MANIFEST)]
+    #[error("{} is not a morris database folder (no {}); build one with `morris solve`", dir.display(), super::files::folder::MANIFEST)]
     NotADatabase { dir: PathBuf },
     #[error("{} is not a valid manifest: {problem}", path.display())]
     Manifest { path: PathBuf, problem: String },

@@ -11,12 +11,12 @@ use crate::index::SectorKey;
 
 /// Threads of a pool with a [`ThreadSectors`] of their own; the rest share
 /// one.
-pub(super) const THREAD_SECTORS: usize = 64;
+pub(crate) const THREAD_SECTORS: usize = 64;
 
 /// One thread's sectors: on a cache line of its own.
 #[derive(Default)]
 #[repr(align(128))]
-pub(super) struct ThreadSectors(Mutex<HashMap<SectorKey, Mapped, KeyHash>>);
+pub(crate) struct ThreadSectors(Mutex<HashMap<SectorKey, Mapped, KeyHash>>);
 
 impl std::ops::Deref for ThreadSectors {
     type Target = Mutex<HashMap<SectorKey, Mapped, KeyHash>>;
@@ -27,7 +27,7 @@ impl std::ops::Deref for ThreadSectors {
 
 /// Hashes a sector key (four small numbers) by one multiplication.
 #[derive(Default, Clone, Copy)]
-pub(super) struct KeyHash;
+pub(crate) struct KeyHash;
 
 impl std::hash::BuildHasher for KeyHash {
     type Hasher = KeyHasher;
@@ -37,7 +37,7 @@ impl std::hash::BuildHasher for KeyHash {
 }
 
 /// See [`KeyHash`].
-pub(super) struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl std::hash::Hasher for KeyHasher {
     fn write(&mut self, bytes: &[u8]) {

@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::error::FileError;
-use super::file::{SectorFile, file_name, write_atomically};
-use super::format::{Header, OVERFLOW_ENTRY_LEN, overflow_entry};
+use super::header::{Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::packed::{
     NOT_LOST, PACKED_BLOCK_BYTES_BITS, Packing, SMALLEST_BLOCK_BYTES_BITS, Wins, block_checksum,
 };
 use super::predictor::{Model, Predicting};
-use super::value::{Value, Wdl};
+use super::sector_file::{SectorFile, file_name, write_atomically};
+use crate::db::error::FileError;
+use crate::db::value::{Value, Wdl};
 use crate::rules::Variant;
 
 /// zstd's level when packing: most of the size of its slow levels, at tens

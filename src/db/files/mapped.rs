@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use memmap2::{Advice, Mmap};
 use rayon::prelude::*;
 
-use super::error::FileError;
+use crate::db::error::FileError;
 
 /// Bytes of one block checksum (xxh3-64, little-endian).
 pub const BLOCK_CHECKSUM_LEN: usize = 8;

@@ -4,13 +4,13 @@
 
 use rayon::prelude::*;
 
-use super::clock_value::ClockValue;
-use super::error::{FileError, ProbeError};
-use super::file::SectorFile;
-use super::format::{OVERFLOW_ENTRY_LEN, overflow_entry};
-use super::packed::NOT_LOST;
 use super::tablebase::Tablebase;
-use super::value::{ESCAPE_BYTE, Value, Wdl};
+use crate::db::clock_value::ClockValue;
+use crate::db::error::{FileError, ProbeError};
+use crate::db::files::header::{OVERFLOW_ENTRY_LEN, overflow_entry};
+use crate::db::files::packed::NOT_LOST;
+use crate::db::files::sector_file::SectorFile;
+use crate::db::value::{ESCAPE_BYTE, Value, Wdl};
 use crate::index::SectorKey;
 
 /// One sector's statistics (positions up to symmetry).

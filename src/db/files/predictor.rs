@@ -124,17 +124,17 @@ impl Model {
 
 /// What the codes of a predicted loss-bits file need: the sector's index
 /// (positions for the features) and the model.
-pub(super) struct Predicting<'a> {
+pub(crate) struct Predicting<'a> {
     variant: &'a Variant,
     index: std::sync::Arc<SectorIndex>,
-    pub(super) model: Model,
+    pub(crate) model: Model,
     us_hand: u8,
     them_hand: u8,
 }
 
 impl<'a> Predicting<'a> {
     /// The predicting of `sector` with `model`.
-    pub(super) fn new(variant: &'a Variant, sector: SectorKey, model: Model) -> Predicting<'a> {
+    pub(crate) fn new(variant: &'a Variant, sector: SectorKey, model: Model) -> Predicting<'a> {
         Predicting {
             variant,
             index: SectorIndex::of(
@@ -151,7 +151,7 @@ impl<'a> Predicting<'a> {
     /// The predicting of `sector` whose model guesses "lost" in the cells
     /// where most positions of `sample` are: blocks of loss bits (one per
     /// byte), each with the index of its first position.
-    pub(super) fn learned(
+    pub(crate) fn learned(
         variant: &'a Variant,
         sector: SectorKey,
         sample: &[(u64, Vec<u8>)],
@@ -188,7 +188,7 @@ impl<'a> Predicting<'a> {
 
     /// Turns the loss bits (one per byte) of the positions from `start` on
     /// into the stored bits, or back: each XOR the model's guess.
-    pub(super) fn guess_over(&self, start: u64, codes: &mut [u8]) {
+    pub(crate) fn guess_over(&self, start: u64, codes: &mut [u8]) {
         self.for_each_cell(start, codes.len(), |at, cell| {
             codes[at] ^= self.model.guesses_lost(cell) as u8;
         });

@@ -8,16 +8,18 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use super::clock_value::ClockValue;
-use super::error::{FileError, JobSize, ProbeError};
-use super::file::{SectorFile, file_name};
-use super::folder::{Storage, folder_storage, folder_variant, has_sector_files, write_manifest};
-use super::format::Header;
-use super::index_file::{StoredIndex, first_checksum_at, index_file_name};
-use super::mapped::read_ahead;
-use super::packed::Packing;
 use super::thread_sectors::{THREAD_SECTORS, ThreadSectors};
-use super::value::{LossMark, Value, Wdl};
+use crate::db::clock_value::ClockValue;
+use crate::db::error::{FileError, JobSize, ProbeError};
+use crate::db::files::folder::{
+    Storage, folder_storage, folder_variant, has_sector_files, write_manifest,
+};
+use crate::db::files::header::Header;
+use crate::db::files::index_file::{StoredIndex, first_checksum_at, index_file_name};
+use crate::db::files::mapped::read_ahead;
+use crate::db::files::packed::Packing;
+use crate::db::files::sector_file::{SectorFile, file_name};
+use crate::db::value::{LossMark, Value, Wdl};
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::{Outcome, Position, PositionError, Variant};
 
@@ -56,12 +58,12 @@ struct Slot {
     opening: Mutex<()>,
 }
 
-pub(super) type Mapped = (Arc<SectorFile>, Arc<ProbeIndex>);
+pub(crate) type Mapped = (Arc<SectorFile>, Arc<ProbeIndex>);
 
 /// A sector's index for probing: its stored tables when the folder has them
 /// (a cold probe reads a few pages), else built in memory. A stored index
 /// found damaged is replaced by the built one, with a warning.
-pub(super) struct ProbeIndex {
+pub(crate) struct ProbeIndex {
     stored: Option<StoredIndex>,
     built: OnceLock<Arc<SectorIndex>>,
     counts: (usize, usize),
@@ -743,7 +745,7 @@ fn prepare_folder(
             _ => "it is a folder packed in full: pack win/draw/loss only into another folder",
         };
         return Err(ProbeError::Manifest {
-            path: dir.join(super::MANIFEST),
+            path: dir.join(crate::db::files::folder::MANIFEST),
             problem: problem.into(),
         });
     }

@@ -6,13 +6,13 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 
-use super::clock_value::ClockValue;
-use super::error::FileError;
-use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
+use super::header::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap};
 use super::packed::{NOT_LOST, PackedBody, Wins};
 use super::predictor::{Model, cell};
-use super::value::{ESCAPE_BYTE, LossMark, Value, Wdl};
+use crate::db::clock_value::ClockValue;
+use crate::db::error::FileError;
+use crate::db::value::{ESCAPE_BYTE, LossMark, Value, Wdl};
 use crate::index::SectorKey;
 use crate::rules::{Position, Variant};
 

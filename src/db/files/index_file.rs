@@ -36,9 +36,9 @@
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
-use super::error::{FileError, FileKind};
-use super::file::write_atomically;
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap, u32_le, u64_le};
+use super::sector_file::write_atomically;
+use crate::db::error::{FileError, FileKind};
 use crate::index::{SectorIndex, colex_rank};
 use crate::rules::{Bitboard, Symmetry, Variant};
 

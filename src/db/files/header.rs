@@ -33,9 +33,9 @@
 
 use std::path::Path;
 
-use super::error::{FileError, FileKind};
 use super::mapped::{u32_le, u64_le};
 use super::packed::{PREDICTOR_RECORD_LEN, WINS_RECORD_LEN};
+use crate::db::error::{FileError, FileKind};
 use crate::index::SectorKey;
 use crate::rules::Variant;
 
@@ -73,7 +73,7 @@ pub struct Header {
     /// The values are under the move-count rule: plies to the next mill
     /// (`ClockValue` bytes), not to the end.
     pub mill_clock: bool,
-    /// Packed win/draw/loss only: two-bit codes ([`Wdl`](super::Wdl)), four to
+    /// Packed win/draw/loss only: two-bit codes ([`Wdl`](crate::db::Wdl)), four to
     /// a byte, no distances; with `losses_only`, one bit per position.
     pub wdl_only: bool,
     /// Packed losses only: which positions are lost for their side to move

@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::Path;
 
-use super::error::{FileError, ProbeError};
-use super::file::{is_temp_name, write_atomically};
+use super::sector_file::{is_temp_name, write_atomically};
+use crate::db::error::{FileError, ProbeError};
 use crate::index::SectorKey;
 use crate::rules::Variant;
 

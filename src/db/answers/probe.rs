@@ -17,9 +17,9 @@
 
 use std::collections::HashSet;
 
-use super::error::ProbeError;
 use super::tablebase::Tablebase;
-use super::value::Value;
+use crate::db::error::ProbeError;
+use crate::db::value::Value;
 use crate::rules::{Move, Outcome, Position};
 
 /// One legal move and what it leads to.

@@ -53,10 +53,10 @@ use std::sync::{Arc, Mutex};
 
 use memmap2::Mmap;
 
-use super::error::FileError;
-use super::format::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN};
+use super::header::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN};
 use super::mapped::u64_le;
 use super::predictor::{MODEL_LEN, Model};
+use crate::db::error::FileError;
 use crate::rules::Variant;
 
 /// Bytes a compressed block decodes to by default, as a power of two: a
@@ -148,7 +148,7 @@ impl Packing {
     }
 
     /// Codes per byte of a decoded block.
-    pub(super) fn codes_per_byte(self) -> usize {
+    pub(crate) fn codes_per_byte(self) -> usize {
         match self {
             Packing::PlainWdl => 4,
             Packing::LossBits => 8,
@@ -171,14 +171,14 @@ pub struct Wins {
 }
 
 impl Wins {
-    pub(super) fn merge(self, other: Wins) -> Wins {
+    pub(crate) fn merge(self, other: Wins) -> Wins {
         Wins {
             count: self.count + other.count,
             longest: self.longest.max(other.longest),
         }
     }
 
-    pub(super) fn to_bytes(self) -> [u8; WINS_RECORD_LEN] {
+    pub(crate) fn to_bytes(self) -> [u8; WINS_RECORD_LEN] {
         let mut b = [0u8; WINS_RECORD_LEN];
         b[..8].copy_from_slice(&self.count.to_le_bytes());
         b[8..].copy_from_slice(&self.longest.to_le_bytes());
@@ -198,7 +198,7 @@ fn code_at(bytes: &[u8], i: usize, per: usize) -> u8 {
 
 /// A block's checksum: of its bytes, seeded with its number and where it
 /// lies, so that a damaged offset fails it too.
-pub(super) fn block_checksum(block: usize, start: u64, end: u64, bytes: &[u8]) -> u64 {
+pub(crate) fn block_checksum(block: usize, start: u64, end: u64, bytes: &[u8]) -> u64 {
     let seed = (block as u64).rotate_left(40) ^ start ^ end.rotate_left(20);
     xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
 }

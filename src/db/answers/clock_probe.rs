@@ -3,10 +3,10 @@
 //! first at that counter, and the line of perfect play with the counter
 //! running.
 
-use super::clock_value::ClockValue;
-use super::error::ProbeError;
 use super::probe::{Line, LineEnd};
 use super::tablebase::Tablebase;
+use crate::db::clock_value::ClockValue;
+use crate::db::error::ProbeError;
 use crate::rules::{Move, Position};
 
 /// One legal move under the rule.

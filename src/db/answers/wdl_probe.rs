@@ -4,9 +4,9 @@
 //! distances nothing tells a winning move that makes progress from one that
 //! goes round.
 
-use super::error::ProbeError;
 use super::tablebase::Tablebase;
-use super::value::Wdl;
+use crate::db::error::ProbeError;
+use crate::db::value::Wdl;
 use crate::rules::{Move, Position};
 
 /// One legal move and the value it leads to, for the side that plays it.
