@@ -26,7 +26,10 @@ pub mod solve;
 pub mod system;
 pub mod verify;
 
-pub use db::{Answer, FileError, Line, LineEnd, MoveValue, ProbeError, Tablebase, Value, Wdl};
+pub use db::{
+    Answer, Category, FileError, FolderValues, Line, LineEnd, MoveAnswer, ProbeError, Stored,
+    Tablebase, Value, Verdict, Wdl,
+};
 pub use index::{SectorGraph, SectorKey};
 pub use rules::{
     Bitboard, Board, Color, Move, Outcome, Point, Position, PositionError, RemovalRule, Variant,

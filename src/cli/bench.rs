@@ -241,16 +241,10 @@ fn tempfile_dir() -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// A probe's answer as a number: the value's rank, under the folder's
-/// move-count rule (with a fresh counter) or without it, or win/draw/loss.
+/// A probe's answer as a number: the value's order (with a fresh counter
+/// under the folder's move-count rule).
 fn probe_rank(tablebase: &Tablebase, pos: &Position) -> Result<i32, morris::ProbeError> {
-    if tablebase.is_wdl_only() {
-        return tablebase.wdl(pos).map(|v| v as i32);
-    }
-    match tablebase.variant().n_move {
-        Some(_) => tablebase.clock_value(pos).map(|v| v.rank()),
-        None => tablebase.value(pos).map(|v| v.rank()),
-    }
+    Ok(tablebase.stored_value(pos, 0)?.order_key().0)
 }
 
 /// Probe throughput on an existing database: values of positions sampled from

@@ -73,7 +73,7 @@ pub fn stats(out: &mut dyn Write, tablebase: &Tablebase, tsv: bool) -> Result<()
         }
     }
     // A win/draw/loss-only folder has no plies: its longest are blank.
-    let wdl_only = tablebase.is_wdl_only();
+    let wdl_only = tablebase.values() == morris::FolderValues::WinDrawLoss;
     let longest = |plies: u16| {
         if wdl_only {
             "-".to_string()

@@ -9,8 +9,6 @@ mod game;
 mod pack;
 mod play;
 mod probe;
-mod probe_clock;
-mod probe_wdl;
 mod solve;
 
 use std::io::Write;
@@ -505,6 +503,19 @@ pub fn parse_position(variant: &Variant, text: &str) -> Result<Position> {
     variant
         .parse_position(text)
         .with_context(|| format!("cannot read the position '{}'", echo(text)))
+}
+
+/// A position argument with its counter (plies since the last mill) under
+/// the variant's move-count rule, 0 without one: a position string with an
+/// optional fifth field, a Sanmill FEN (its `rule50` field), or `start`.
+pub fn parse_position_at(variant: &Variant, text: &str) -> Result<(Position, u8)> {
+    if variant.n_move.is_none() || text.trim() == "start" {
+        return Ok((parse_position(variant, text)?, 0));
+    }
+    let (pos, counter) = variant
+        .parse_position_with_counter(text)
+        .with_context(|| format!("cannot read the position '{}'", echo(text)))?;
+    Ok((pos, counter.unwrap_or(0)))
 }
 
 /// The exit code of an error, decided here only: 1 for bad input (a

@@ -5,7 +5,8 @@ use std::io::{BufRead, Write};
 
 use anyhow::Result;
 
-use morris::{Color, Move, Outcome, Position, Tablebase, Variant};
+use super::probe::{move_words, value_words};
+use morris::{Color, Move, Outcome, Position, Stored, Tablebase, Variant};
 
 /// Who a person plays in `play`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -31,74 +32,44 @@ struct Choice {
     /// It closes a mill: the counter starts afresh.
     mill: bool,
     /// Orders the moves, best first (equal keys: equally good).
-    key: (i32, i32),
+    key: (i32, i32, i32),
     value: String,
 }
 
 /// The moves of `pos` at `counter` (under the folder's move-count rule, if
 /// any), best first, and the position's value in words.
 fn choices(tablebase: &Tablebase, pos: &Position, counter: u8) -> Result<(Vec<Choice>, String)> {
-    if tablebase.is_wdl_only() {
-        // No plies to go by: among equal values a mill first, the one sure
-        // progress (perfect play may still go round; see `play --help`).
-        let moves = tablebase
-            .wdl_moves(pos)?
-            .into_iter()
-            .map(|m| Choice {
-                play: m.play,
-                position: m.position,
-                mill: m.play.remove.is_some(),
-                key: (m.value as i32, m.play.remove.is_some() as i32),
-                value: m.value.to_string(),
-            })
-            .collect();
-        let value = format!("{} (win/draw/loss only: no plies)", tablebase.wdl(pos)?);
-        return Ok((moves, value));
-    }
-    let Some(n) = tablebase.variant().n_move else {
-        let moves = tablebase
-            .move_values(pos)?
-            .into_iter()
-            .map(|m| Choice {
-                play: m.play,
-                position: m.position,
-                mill: m.play.remove.is_some(),
-                key: (m.value.rank(), 0),
-                value: m.value.to_string(),
-            })
-            .collect();
-        return Ok((moves, tablebase.value(pos)?.to_string()));
-    };
-    let moves = tablebase
-        .clock_moves(pos, counter)?
-        .into_iter()
-        .map(|m| {
-            let now = m.value.at_counter(counter, n);
-            Choice {
-                play: m.play,
-                position: m.position,
-                mill: m.mill,
-                key: (now.rank(), m.value.rank()),
-                value: now.to_string(),
-            }
+    let answer = tablebase.answer(pos, counter)?;
+    let moves = answer
+        .moves
+        .iter()
+        .flatten()
+        .map(|m| Choice {
+            play: m.play,
+            position: m.position,
+            mill: m.mill,
+            key: m.order_key(),
+            value: move_words(m.value.stored),
         })
         .collect();
-    let fresh = tablebase.clock_value(pos)?;
-    let value = format!(
-        "{} ({}; {counter} of {n} plies since the last mill)",
-        fresh.at_counter(counter, n),
-        fresh.category(counter, n)
-    );
+    // Play shows no counter on the board: the value says where it stands.
+    let value = match answer.value.stored {
+        Stored::Clock {
+            fresh, counter, n, ..
+        } => format!(
+            "{} ({}; {counter} of {n} plies since the last mill)",
+            fresh.at_counter(counter, n),
+            answer.value.category.as_str()
+        ),
+        stored => value_words(stored),
+    };
     Ok((moves, value))
 }
 
 /// The position `play --from` names, with its counter under the folder's
 /// move-count rule (0 without one).
 pub fn start(tablebase: &Tablebase, from: &str) -> Result<(Position, u8)> {
-    match tablebase.variant().n_move {
-        Some(_) => super::probe_clock::parse_with_counter(tablebase.variant(), from),
-        None => Ok((super::parse_position(tablebase.variant(), from)?, 0)),
-    }
+    super::parse_position_at(tablebase.variant(), from)
 }
 
 /// A game in the terminal: a person against perfect play, or perfect play

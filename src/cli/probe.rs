@@ -7,10 +7,11 @@ use std::sync::mpsc;
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
-use serde_json::{Value as Json, json};
+use serde_json::json;
 
-use super::{echo, exit_code, note, parse_position, probe_clock, probe_wdl};
-use morris::{Answer, Line, LineEnd, Move, Outcome, Position, Tablebase, Value, Variant};
+use super::{echo, exit_code, note, parse_position_at};
+use morris::db::{LineAnswer, NoPlies};
+use morris::{Answer, Category, LineEnd, Move, Outcome, Position, Stored, Tablebase, Variant};
 
 /// Longest line of perfect play printed (a draw repeats long before).
 pub(super) const LINE_LIMIT: usize = 1000;
@@ -34,63 +35,33 @@ pub fn probe(
     let variant = tablebase.variant();
     let mut failures = Failures::default();
     for text in positions {
-        if variant.n_move.is_some() {
-            let result = probe_clock::answer(tablebase, text, options);
-            match result {
-                Ok((answer, line)) if options.json => {
-                    let name = answer.position.notation(variant.board);
-                    let object =
-                        probe_clock::answer_json(variant, &answer, line.as_ref(), &name, true);
-                    writeln!(out, "{object}")?;
-                }
-                Ok((answer, line)) => {
-                    probe_clock::write_answer(out, variant, &answer, line.as_ref())?
-                }
-                Err(e) if positions.len() == 1 => return Err(e),
-                Err(e) => failed(out, &mut failures, options, text, e)?,
-            }
-            continue;
-        }
-        if tablebase.is_wdl_only() {
-            let with_moves = ProbeOptions {
-                moves: true,
-                ..*options
-            };
-            match probe_wdl::answer(tablebase, text, &with_moves) {
-                Ok(answer) if options.json => {
-                    let name = answer.position.notation(variant.board);
-                    writeln!(out, "{}", probe_wdl::answer_json(variant, &answer, &name))?;
-                }
-                Ok(answer) => probe_wdl::write_answer(out, variant, &answer)?,
-                Err(e) if positions.len() == 1 => return Err(e),
-                Err(e) => failed(out, &mut failures, options, text, e)?,
-            }
-            continue;
-        }
-        let result = parse_position(variant, text).and_then(|pos| {
-            let answer = tablebase.probe(&pos)?;
-            let line = if options.line {
-                Some(tablebase.line(&pos, LINE_LIMIT)?)
-            } else {
-                None
-            };
-            Ok((answer, line))
-        });
-        match result {
-            Ok((answer, line)) if options.json => {
-                let name = answer.position.notation(variant.board);
-                let mut object = answer_json(variant, &answer, &name, true);
-                if let Some(line) = &line {
-                    add_line_json(variant, &mut object, line);
-                }
-                writeln!(out, "{object}")?;
-            }
-            Ok((answer, line)) => write_answer(out, variant, &answer, line.as_ref())?,
+        let with_moves = ProbeOptions {
+            moves: true,
+            ..*options
+        };
+        match answer(tablebase, text, &with_moves) {
+            Ok(answer) if options.json => writeln!(out, "{}", serde_json::to_string(&answer)?)?,
+            Ok(answer) => write_answer(out, variant, &answer)?,
             Err(e) if positions.len() == 1 => return Err(e),
             Err(e) => failed(out, &mut failures, options, text, e)?,
         }
     }
     failures.result(positions.len() as u64)
+}
+
+/// The answer for one position string (with the counter under the rule),
+/// with its moves and line as asked.
+fn answer(tablebase: &Tablebase, text: &str, options: &ProbeOptions) -> Result<Answer> {
+    let (pos, counter) = parse_position_at(tablebase.variant(), text)?;
+    let mut answer = if options.moves {
+        tablebase.answer(&pos, counter)?
+    } else {
+        tablebase.answer_value(&pos, counter)?
+    };
+    if options.line {
+        tablebase.add_line(&mut answer, LINE_LIMIT)?;
+    }
+    Ok(answer)
 }
 
 /// Reports a position of several that could not be probed, and goes on.
@@ -156,7 +127,6 @@ pub fn batch(
 ) -> Result<()> {
     // Many probes: indices built in memory answer faster than stored ones.
     let tablebase = tablebase.with_built_indices();
-    let variant = tablebase.variant();
     let streaming = input == Path::new("-");
     let reader: Box<dyn BufRead + Send> = if streaming {
         Box::new(std::io::BufReader::new(std::io::stdin()))
@@ -190,7 +160,7 @@ pub fn batch(
             .map(|(number, bytes)| {
                 let answered = std::str::from_utf8(bytes)
                     .map_err(|_| anyhow::anyhow!("line {number} is not UTF-8 text"))
-                    .and_then(|text| batch_line(&tablebase, variant, text, options));
+                    .and_then(|text| batch_line(&tablebase, text, options));
                 match answered {
                     Ok(line) => (line, None),
                     Err(e) => {
@@ -249,122 +219,78 @@ fn read_lines(
     }
 }
 
-fn batch_line(
-    tablebase: &Tablebase,
-    variant: &'static Variant,
-    text: &str,
-    options: &ProbeOptions,
-) -> Result<String> {
-    if variant.n_move.is_some() {
-        let (answer, line) = probe_clock::answer(tablebase, text, options)?;
-        let text = &*echo(text.trim());
-        return Ok(if options.json {
-            probe_clock::answer_json(variant, &answer, line.as_ref(), text, options.moves)
-                .to_string()
-        } else {
-            probe_clock::batch_text(variant, text, &answer, line.as_ref(), options.moves)
-        });
-    }
-    if tablebase.is_wdl_only() {
-        let answer = probe_wdl::answer(tablebase, text, options)?;
-        let text = &*echo(text.trim());
-        return Ok(if options.json {
-            probe_wdl::answer_json(variant, &answer, text).to_string()
-        } else {
-            probe_wdl::batch_text(variant, text, &answer)
-        });
-    }
-    let pos = parse_position(variant, text)?;
-    let answer = if options.moves {
-        tablebase.probe(&pos)?
-    } else {
-        Answer {
-            position: pos,
-            value: tablebase.value(&pos)?,
-            moves: Vec::new(),
-        }
-    };
-    let line = if options.line {
-        Some(tablebase.line(&pos, LINE_LIMIT)?)
-    } else {
-        None
-    };
+fn batch_line(tablebase: &Tablebase, text: &str, options: &ProbeOptions) -> Result<String> {
+    let mut answer = answer(tablebase, text, options)?;
     // The position is echoed as given: the answer lines up with the input.
-    let text = &*echo(text.trim());
+    let text = echo(text.trim()).into_owned();
     if options.json {
-        let mut object = answer_json(variant, &answer, text, options.moves);
-        if let Some(line) = &line {
-            add_line_json(variant, &mut object, line);
-        }
-        return Ok(object.to_string());
+        answer.notation = text;
+        return Ok(serde_json::to_string(&answer)?);
     }
-    let mut s = format!("{text}\t{}", answer.value);
-    if options.moves {
+    let words = match answer.value.stored {
+        Stored::Wdl(w) => w.to_string(),
+        stored => value_words(stored),
+    };
+    let mut s = format!("{text}\t{words}");
+    if let Some(moves) = &answer.moves {
+        let moves: Vec<String> = moves
+            .iter()
+            .map(|m| format!("{} {}", m.notation, move_words(m.value.stored)))
+            .collect();
         s.push('\t');
-        s.push_str(&moves_text(
-            variant,
-            answer.moves.iter().map(|m| (m.play, m.value.to_string())),
-        ));
+        s.push_str(&moves.join(", "));
     }
-    if let Some(line) = &line {
+    if let Some(line) = &answer.line {
         s.push('\t');
-        s.push_str(&line_text(variant, line));
+        s.push_str(&line_text(line));
+    } else if let Some(why) = answer.line_null_because {
+        s.push_str(&format!("\tno line: {why}"));
     }
     Ok(s)
 }
 
-fn value_json(value: Value) -> (Json, Json) {
-    (json!(value.wdl()), json!(value.plies()))
-}
-
-/// `position` is how the answer names the position.
-fn answer_json(variant: &Variant, answer: &Answer, position: &str, with_moves: bool) -> Json {
-    let (wdl, plies) = value_json(answer.value);
-    let mut object = json!({
-        "position": position,
-        "wdl": wdl,
-        "plies": plies,
-    });
-    if with_moves {
-        let moves: Vec<Json> = answer
-            .moves
-            .iter()
-            .map(|m| {
-                let (wdl, plies) = value_json(m.value);
-                json!({
-                    "move": m.play.notation(variant.board),
-                    "position": m.position.notation(variant.board),
-                    "wdl": wdl,
-                    "plies": plies,
-                })
-            })
-            .collect();
-        object["moves"] = json!(moves);
+/// A position's value in words, with what the move-count rule makes of it.
+pub(super) fn value_words(value: Stored) -> String {
+    let category = value.category();
+    match value {
+        Stored::Distance(v) => v.to_string(),
+        Stored::Wdl(w) => format!("{w} (no plies: {})", NoPlies::WinDrawLoss.as_str()),
+        Stored::Clock {
+            fresh, n, plain, ..
+        } => match (category, fresh.survives_to(n)) {
+            (Category::CursedWin | Category::BlessedLoss, Some(last)) => format!(
+                "draw ({}: {fresh} with a fresh counter, up to counter {last})",
+                category.as_str()
+            ),
+            (Category::CursedWin | Category::BlessedLoss, None) => format!(
+                "draw ({}: a {} without the move-count rule)",
+                category.as_str(),
+                plain.map_or("decided game", |w| w.as_str())
+            ),
+            (_, Some(last)) => format!("{fresh} (holds up to counter {last})"),
+            _ => fresh.to_string(),
+        },
     }
-    object
 }
 
-pub(super) fn add_line_json(variant: &Variant, object: &mut Json, line: &Line) {
-    let moves: Vec<String> = line
-        .moves
-        .iter()
-        .map(|m| m.notation(variant.board))
-        .collect();
-    object["line"] = json!(moves);
-    object["line_end"] = json!(match line.end {
-        LineEnd::GameOver(_) => "game over",
-        LineEnd::Repeats => "repeats",
-        LineEnd::Limit => "limit",
-        LineEnd::MoveCountRule => "move-count rule",
-    });
+/// A move's value in words, at the counter.
+pub(super) fn move_words(value: Stored) -> String {
+    match value {
+        Stored::Distance(v) => v.to_string(),
+        Stored::Wdl(w) => w.to_string(),
+        Stored::Clock {
+            fresh, counter, n, ..
+        } => match value.category() {
+            Category::CursedWin | Category::BlessedLoss => {
+                format!("draw ({})", value.category().as_str())
+            }
+            _ => fresh.at_counter(counter, n).to_string(),
+        },
+    }
 }
 
-pub(super) fn line_text(variant: &Variant, line: &Line) -> String {
-    let mut moves: Vec<String> = line
-        .moves
-        .iter()
-        .map(|m| m.notation(variant.board))
-        .collect();
+pub(super) fn line_text(line: &LineAnswer) -> String {
+    let mut moves = line.moves.clone();
     moves.push(
         match line.end {
             LineEnd::GameOver(Outcome::Drawn) => "(full board: draw)",
@@ -378,24 +304,48 @@ pub(super) fn line_text(variant: &Variant, line: &Line) -> String {
     moves.join(" ")
 }
 
-fn write_answer(
-    out: &mut dyn Write,
-    variant: &Variant,
-    answer: &Answer,
-    line: Option<&Line>,
-) -> Result<()> {
+fn write_answer(out: &mut dyn Write, variant: &Variant, answer: &Answer) -> Result<()> {
     let pos = &answer.position;
     write!(out, "{}", pos.picture(variant.board))?;
-    writeln!(out, "{}", pos.notation(variant.board))?;
-    writeln!(out, "{} to move: {}", pos.to_move.name(), answer.value)?;
-    let rows: Vec<MoveRow> = answer
-        .moves
+    match (answer.counter, answer.n) {
+        (Some(c), Some(n)) => writeln!(
+            out,
+            "{}, {c} plies since the last mill (drawn at {n})",
+            answer.notation
+        )?,
+        _ => writeln!(out, "{}", answer.notation)?,
+    }
+    writeln!(
+        out,
+        "{} to move: {}",
+        pos.to_move.name(),
+        value_words(answer.value.stored)
+    )?;
+    let under_rule = answer.n.is_some();
+    let moves = answer.moves.as_deref().unwrap_or_default();
+    let words: Vec<String> = moves.iter().map(|m| move_words(m.value.stored)).collect();
+    let width = words.iter().map(String::len).max().unwrap_or(0);
+    let rows: Vec<MoveRow> = moves
         .iter()
-        .map(|m| (m.play, m.position, vec![(m.value.to_string(), 12)]))
+        .zip(words)
+        .map(|(m, words)| {
+            let mut columns = vec![(words, width)];
+            if under_rule {
+                let after = if m.mill {
+                    "mill: counter 0"
+                } else {
+                    "counter +1"
+                };
+                columns.push((after.to_string(), 15));
+            }
+            (m.play, m.position, columns)
+        })
         .collect();
     write_moves(out, variant, &rows)?;
-    if let Some(line) = line {
-        writeln!(out, "line: {}", line_text(variant, line))?;
+    if let Some(line) = &answer.line {
+        writeln!(out, "line: {}", line_text(line))?;
+    } else if let Some(why) = answer.line_null_because {
+        writeln!(out, "line: none: {why}")?;
     }
     writeln!(out)?;
     Ok(())
@@ -423,12 +373,4 @@ pub(super) fn write_moves(out: &mut dyn Write, variant: &Variant, rows: &[MoveRo
         writeln!(out, "  {}", position.notation(variant.board))?;
     }
     Ok(())
-}
-
-/// The moves of a batch line: each with its value, comma separated.
-pub(super) fn moves_text(variant: &Variant, moves: impl Iterator<Item = (Move, String)>) -> String {
-    let moves: Vec<String> = moves
-        .map(|(play, value)| format!("{} {value}", play.notation(variant.board)))
-        .collect();
-    moves.join(", ")
 }

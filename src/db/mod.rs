@@ -9,11 +9,12 @@ mod error;
 mod files;
 mod value;
 
-pub use answers::clock_probe::{ClockAnswer, ClockMove};
-pub use answers::probe::{Answer, Line, LineEnd, MoveValue};
+pub use answers::answer::{
+    Answer, Category, FolderValues, Fresh, Line, LineAnswer, LineEnd, MoveAnswer, NoPlies,
+    RuleFields, Stored, Verdict,
+};
 pub use answers::stats::SectorStats;
 pub use answers::tablebase::Tablebase;
-pub use answers::wdl_probe::{WdlAnswer, WdlMove};
 pub use clock_value::ClockValue;
 pub use error::{FileError, FileKind, JobSize, ProbeError};
 pub(crate) use files::folder::remove_stale_temp_files;

@@ -190,7 +190,8 @@ impl fmt::Display for Value {
 }
 
 /// A value without its distance: what a win/draw/loss-only folder stores.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Wdl {
     Loss = 0,
     Draw = 1,

@@ -110,9 +110,9 @@ fn invalid_positions_are_errors_at_every_entry() {
     for (pos, message) in bad {
         let errors = [
             tb.value(&pos).err(),
-            tb.probe(&pos).err(),
-            tb.move_values(&pos).err(),
-            tb.line(&pos, 10).err(),
+            tb.answer(&pos, 0).err(),
+            tb.answer_value(&pos, 0).err(),
+            tb.line(&pos, 0, 10).err(),
             six.check_position(&pos).err().map(ProbeError::from),
         ];
         for e in errors {
@@ -122,7 +122,7 @@ fn invalid_positions_are_errors_at_every_entry() {
             assert!(text.contains(message), "{text}");
         }
     }
-    assert!(tb.line(&good, 100).is_ok());
+    assert!(tb.line(&good, 0, 100).is_ok());
 }
 
 /// An overflow entry whose distance would wrap once a ply is added (65,535)

@@ -231,7 +231,7 @@ fn rules_are_kept_apart() {
         .parse_position("WWW/B.B/B..B/.../... w 0 0")
         .unwrap();
     assert!(tb.value(&pos).is_err());
-    assert!(tb.clock_probe(&pos, 21).is_err());
+    assert!(tb.answer(&pos, 21).is_err());
     assert!(v("lasker").with_n_move(100).is_err());
     assert!(v("strict-mills").with_n_move(100).is_err());
     assert!(Variant::standard().with_n_move(0).is_err());

@@ -216,9 +216,9 @@ fn a_win_draw_loss_folder_answers_without_plies() {
     // The same values as the raw folder, move by move.
     let raw_tb = Tablebase::open(&raw, six).unwrap();
     let p = six.parse_position(pos).unwrap();
-    let full = raw_tb.probe(&p).unwrap();
-    assert_eq!(moves.len(), full.moves.len());
-    assert_eq!(moves[0]["wdl"], full.moves[0].value.wdl());
+    let full = raw_tb.answer(&p, 0).unwrap().moves.unwrap();
+    assert_eq!(moves.len(), full.len());
+    assert_eq!(moves[0]["wdl"], full[0].value.wdl.as_str());
 
     let text = stdout(&["probe", "--db", db, pos]);
     assert!(text.contains("White to move: win (no plies"), "{text}");
@@ -227,9 +227,23 @@ fn a_win_draw_loss_folder_answers_without_plies() {
     let batch = stdout(&["probe", "--db", db, "--batch", batch_in.to_str().unwrap()]);
     assert_eq!(batch.trim(), format!("{pos}\twin"));
 
+    // A line needs distances: the value and moves come, and why no line.
     let out = morris_in(&["probe", "--db", db, "--line", pos]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no line of play"));
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("White to move: win"), "{text}");
+    assert!(
+        text.contains("line: none") && text.contains("no line of play"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&["probe", "--db", db, "--line", "--json", pos])).unwrap();
+    assert!(
+        json["line_null_because"]
+            .as_str()
+            .unwrap()
+            .contains("no line of play")
+    );
 
     let stats = stdout(&["stats", "--db", db, "--tsv"]);
     let first = stats.lines().nth(1).unwrap();

@@ -1,5 +1,5 @@
 use morris::db::LineEnd;
-use morris::db::{ProbeError, Tablebase, Value};
+use morris::db::{ProbeError, Stored, Tablebase, Value};
 use morris::index::SectorIndex;
 use morris::solve::{Selection, SolveOptions, solve};
 use morris::{Outcome, Position, Variant};
@@ -59,14 +59,15 @@ fn probe_answers_equal_the_naive_solver() {
     let mut checked = 0;
     for (state, &expected) in oracle.states.iter().zip(&oracle.values).step_by(5) {
         let pos = naive.position(state);
-        let answer = match tb.probe(&pos) {
+        let answer = match tb.answer(&pos, 0) {
             Ok(a) => a,
             // Sectors play never reaches have no file.
             Err(ProbeError::MissingSector { .. }) => continue,
             Err(e) => panic!("{e}"),
         };
+        let answer_value = answer.value.stored.distance().unwrap();
         assert_eq!(
-            answer.value,
+            answer_value,
             value(expected),
             "{}",
             pos.notation(six().board)
@@ -84,10 +85,14 @@ fn probe_answers_equal_the_naive_solver() {
             })
             .collect();
         wanted.sort_by_key(|v| std::cmp::Reverse(v.rank()));
-        let got: Vec<Value> = answer.moves.iter().map(|m| m.value).collect();
+        let moves = answer.moves.unwrap();
+        let got: Vec<Value> = moves
+            .iter()
+            .map(|m| m.value.stored.distance().unwrap())
+            .collect();
         assert_eq!(got, wanted, "{}", pos.notation(six().board));
-        if let Some(best) = answer.moves.first() {
-            assert_eq!(best.value, answer.value);
+        if let Some(best) = moves.first() {
+            assert_eq!(best.value.stored, Stored::Distance(answer_value));
         }
         checked += 1;
     }
@@ -106,7 +111,7 @@ fn lines_of_perfect_play_end_as_their_value_says() {
     let (mut wins, mut draws) = (0, 0);
     for i in (0..index.size()).step_by(101) {
         let pos = index.position(i, 0, 0);
-        let line = tb.line(&pos, 1000).unwrap();
+        let line = tb.line(&pos, 0, 1000).unwrap();
         match tb.value(&pos).unwrap() {
             Value::Draw => {
                 assert_eq!(line.end, LineEnd::Repeats);
@@ -140,8 +145,8 @@ fn terminal_positions_need_no_file() {
         .find(|p| variant.outcome(p) == Some(Outcome::Lost))
         .expect("a blocked position");
     assert_eq!(tb.value(&blocked).unwrap(), Value::Loss(0));
-    let answer = tb.probe(&blocked).unwrap();
-    assert!(answer.moves.is_empty());
+    let answer = tb.answer(&blocked, 0).unwrap();
+    assert_eq!(answer.moves, Some(Vec::new()));
     // Others need their sector, and say which.
     let other = (0..index.size())
         .map(|i| index.position(i, 0, 0))

@@ -4,9 +4,8 @@
 //! rule, from full or win/draw/loss-only folders), lines of perfect play,
 //! and per-sector statistics.
 
-pub(crate) mod clock_probe;
+pub(crate) mod answer;
 pub(crate) mod probe;
 pub(crate) mod stats;
 pub(crate) mod tablebase;
 pub(crate) mod thread_sectors;
-pub(crate) mod wdl_probe;

@@ -1,5 +1,6 @@
-//! Perfect-play answers over a [`Tablebase`]: a position's value, every legal
-//! move with the value it leads to, best first, and the line of perfect play.
+//! Perfect-play answers over a [`Tablebase`], one entry for every kind of
+//! folder: a position's [`Answer`] (its value and every legal move with the
+//! value it leads to, best first) and the line of perfect play.
 //!
 //! ```no_run
 //! use morris::{Tablebase, Variant};
@@ -7,79 +8,214 @@
 //! let variant = Variant::standard();
 //! let tablebase = Tablebase::open("db".as_ref(), variant)?;
 //! let pos = variant.parse_position("WBW/.../.../W...../.../.../BB. w 0 0")?;
-//! let answer = tablebase.probe(&pos)?;
-//! println!("{}", answer.value);
-//! for m in &answer.moves {
-//!     println!("{} {}", m.play.notation(variant.board), m.value);
+//! let answer = tablebase.answer(&pos, 0)?;
+//! println!("{} {:?}", answer.value.category.as_str(), answer.value.plies);
+//! for m in answer.moves.iter().flatten() {
+//!     println!("{} {}", m.notation, m.value.category.as_str());
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::collections::HashSet;
 
+use super::answer::{
+    Answer, FolderValues, Line, LineAnswer, LineEnd, MoveAnswer, Stored, best_first,
+};
 use super::tablebase::Tablebase;
+use crate::db::clock_value::ClockValue;
 use crate::db::error::ProbeError;
-use crate::db::value::Value;
-use crate::rules::{Move, Outcome, Position};
+use crate::db::value::Wdl;
+use crate::rules::{Move, Position};
 
-/// One legal move and what it leads to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MoveValue {
-    pub play: Move,
-    /// The position after the move.
-    pub position: Position,
-    /// The move's value for the side that plays it: the position's value
-    /// when the move is a best one.
-    pub value: Value,
-}
-
-/// A position's value and its moves, best first: fastest wins, then draws,
-/// then the longest losses.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Answer {
-    pub position: Position,
-    /// For the side to move.
-    pub value: Value,
-    pub moves: Vec<MoveValue>,
-}
-
-/// How a line of perfect play ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LineEnd {
-    /// The side to move at the end has lost, or the board is full (Morabaraba).
-    GameOver(Outcome),
-    /// The last position occurred before: perfect play goes round (a draw).
-    Repeats,
-    /// The length limit was reached.
-    Limit,
-    /// The move-count rule drew the game: N plies without a mill.
-    MoveCountRule,
-}
-
-/// A line of perfect play: the moves from the position and how it ends.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Line {
-    pub moves: Vec<Move>,
-    pub end: LineEnd,
-}
+/// Why a win/draw/loss-only folder gives no line of play.
+const NO_LINE: &str = "win/draw/loss-only folder: without plies nothing tells a winning move that makes progress from one that goes round, so it gives no line of play (probe a folder packed in full, or the raw one)";
 
 impl Tablebase {
-    /// Every legal move of `pos` with its value for the mover, best first;
-    /// among equal moves, in the move generator's order.
+    /// What this folder holds: the one thing to match on where the kind
+    /// matters.
+    pub fn values(&self) -> FolderValues {
+        match self.variant().n_move {
+            Some(n) => FolderValues::MoveCountRule { n },
+            None if self.is_wdl_only() => FolderValues::WinDrawLoss,
+            None => FolderValues::Distances,
+        }
+    }
+
+    /// The value of any position of play as the folder stores it, at
+    /// `counter` plies since the last mill (read under the move-count rule
+    /// only; pass 0 elsewhere).
     ///
     /// # Errors
-    /// A position that is not one of play, or a missing or damaged sector
-    /// file of a child.
-    pub fn move_values(&self, pos: &Position) -> Result<Vec<MoveValue>, ProbeError> {
-        let mut out = self.each_move(pos, |play, child| {
-            Ok(MoveValue {
+    /// A position that is not one of play, a counter past the folder's
+    /// rule, or a missing or damaged sector file.
+    pub fn stored_value(&self, pos: &Position, counter: u8) -> Result<Stored, ProbeError> {
+        self.variant().check_position(pos)?;
+        self.check_counter(counter)?;
+        self.stored_of_checked(pos, counter)
+    }
+
+    /// The position's value and every legal move with its value, best
+    /// first ([`Stored::order_key`]).
+    ///
+    /// # Errors
+    /// As [`Tablebase::stored_value`], for the position or a child.
+    pub fn answer(&self, pos: &Position, counter: u8) -> Result<Answer, ProbeError> {
+        let mut answer = self.answer_value(pos, counter)?;
+        let mut moves = self.each_move(pos, |play, child| {
+            let (mill, value) = self.move_value(play, child, counter)?;
+            Ok(MoveAnswer::new(
+                self.variant().board,
                 play,
-                position: *child,
-                value: self.value_of_checked(child)?.from_parent(),
-            })
+                *child,
+                mill,
+                value,
+            ))
         })?;
-        out.sort_by_key(|m| std::cmp::Reverse(m.value.rank()));
-        Ok(out)
+        best_first(&mut moves);
+        answer.moves = Some(moves);
+        Ok(answer)
+    }
+
+    /// [`Tablebase::answer`] without the moves.
+    ///
+    /// # Errors
+    /// As [`Tablebase::stored_value`].
+    pub fn answer_value(&self, pos: &Position, counter: u8) -> Result<Answer, ProbeError> {
+        let value = self.stored_value(pos, counter)?;
+        Ok(Answer::new(self.variant().board, *pos, value))
+    }
+
+    /// Adds the line of perfect play from the answer's position, at most
+    /// `limit` plies, or where the folder gives none (win/draw/loss only),
+    /// why not.
+    ///
+    /// # Errors
+    /// A missing or damaged sector file along the line.
+    pub fn add_line(&self, answer: &mut Answer, limit: usize) -> Result<(), ProbeError> {
+        if self.values() == FolderValues::WinDrawLoss {
+            answer.line_null_because = Some(NO_LINE);
+            return Ok(());
+        }
+        let line = self.line(&answer.position, answer.counter.unwrap_or(0), limit)?;
+        answer.line = Some(LineAnswer::new(self.variant().board, line));
+        Ok(())
+    }
+
+    /// The line of perfect play from `pos` at `counter`, at most `limit`
+    /// plies: each side plays its first best move until the game ends, a
+    /// position repeats, or the move-count rule draws it.
+    ///
+    /// # Errors
+    /// A win/draw/loss-only folder, and as [`Tablebase::stored_value`].
+    pub fn line(&self, pos: &Position, counter: u8, limit: usize) -> Result<Line, ProbeError> {
+        if self.values() == FolderValues::WinDrawLoss {
+            return Err(ProbeError::WdlOnly {
+                dir: self.dir().to_path_buf(),
+            });
+        }
+        self.stored_value(pos, counter)?;
+        let rule = self.variant().n_move;
+        let (mut pos, mut counter) = (*pos, counter);
+        let mut seen = HashSet::new();
+        let mut moves = Vec::new();
+        let end = loop {
+            if let Some(outcome) = self.variant().outcome(&pos) {
+                break LineEnd::GameOver(outcome);
+            }
+            if rule.is_some_and(|n| counter >= n) {
+                break LineEnd::MoveCountRule;
+            }
+            // Under the rule the counter grows to a draw; without it a
+            // repeated position is one.
+            if rule.is_none() && !seen.insert(pos) {
+                break LineEnd::Repeats;
+            }
+            if moves.len() >= limit {
+                break LineEnd::Limit;
+            }
+            let best = self.answer(&pos, counter)?.moves.unwrap_or_default();
+            let best = &best[0];
+            moves.push(best.play);
+            pos = best.position;
+            counter = if best.mill { 0 } else { counter + 1 };
+        };
+        Ok(Line { moves, end })
+    }
+
+    /// A counter the folder's rule allows (any counter without a rule: it
+    /// is not read there).
+    fn check_counter(&self, counter: u8) -> Result<(), ProbeError> {
+        match self.variant().n_move {
+            Some(n) if counter > n => Err(ProbeError::CounterPastRule { counter, n }),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Tablebase::stored_value`] of a position known to be one of play.
+    pub(crate) fn stored_of_checked(
+        &self,
+        pos: &Position,
+        counter: u8,
+    ) -> Result<Stored, ProbeError> {
+        Ok(match self.values() {
+            FolderValues::Distances => Stored::Distance(self.value_of_checked(pos)?),
+            FolderValues::WinDrawLoss => Stored::Wdl(self.wdl_of_checked(pos)?),
+            FolderValues::MoveCountRule { n } => {
+                let fresh = self.clock_value_of_checked(pos)?;
+                Stored::Clock {
+                    fresh,
+                    counter,
+                    n,
+                    plain: self.plain_value_of_draw(pos, fresh)?,
+                }
+            }
+        })
+    }
+
+    /// A move's value for its mover, from its child's, and whether it
+    /// closes a mill.
+    fn move_value(
+        &self,
+        play: Move,
+        child: &Position,
+        counter: u8,
+    ) -> Result<(bool, Stored), ProbeError> {
+        // The mover's men after the move are the child's other side.
+        let mill = self.variant().board.closes_mill(child.them(), play.to);
+        let value = match self.values() {
+            FolderValues::Distances => {
+                Stored::Distance(self.value_of_checked(child)?.from_parent())
+            }
+            FolderValues::WinDrawLoss => Stored::Wdl(self.wdl_of_checked(child)?.from_parent()),
+            FolderValues::MoveCountRule { n } => {
+                let fresh = ClockValue::of_move(self.clock_value_of_checked(child)?, mill, n);
+                let plain = match fresh {
+                    ClockValue::Draw => self.plain_wdl(child)?.map(Wdl::from_parent),
+                    _ => None,
+                };
+                Stored::Clock {
+                    fresh,
+                    counter,
+                    n,
+                    plain,
+                }
+            }
+        };
+        Ok((mill, value))
+    }
+
+    /// The value without the rule of a position the rule's folder values
+    /// `fresh`, where it can tell more: a draw under the rule may be a win
+    /// or loss without it ([`Tablebase::with_folder_without_rule`]).
+    fn plain_value_of_draw(
+        &self,
+        pos: &Position,
+        fresh: ClockValue,
+    ) -> Result<Option<Wdl>, ProbeError> {
+        match fresh {
+            ClockValue::Draw => self.plain_wdl(pos),
+            _ => Ok(None),
+        }
     }
 
     /// `answer` of every legal move of `pos` (checked first) and its child,
@@ -104,53 +240,5 @@ impl Tablebase {
             }
         });
         error.map_or(Ok(out), Err)
-    }
-
-    /// The value of `pos` and all its moves, best first.
-    ///
-    /// # Errors
-    /// An illegal position, or a missing or damaged sector file.
-    pub fn probe(&self, pos: &Position) -> Result<Answer, ProbeError> {
-        let value = self.value(pos)?;
-        Ok(Answer {
-            position: *pos,
-            value,
-            moves: self.move_values(pos)?,
-        })
-    }
-
-    /// The line of perfect play from `pos`, at most `limit` plies: each side
-    /// plays its first best move until the game ends or a position repeats.
-    ///
-    /// # Errors
-    /// An illegal position, or a missing or damaged sector file.
-    pub fn line(&self, pos: &Position, limit: usize) -> Result<Line, ProbeError> {
-        self.value(pos)?;
-        let mut seen = HashSet::new();
-        let mut pos = *pos;
-        let mut moves = Vec::new();
-        loop {
-            if let Some(outcome) = self.variant().outcome(&pos) {
-                return Ok(Line {
-                    moves,
-                    end: LineEnd::GameOver(outcome),
-                });
-            }
-            if !seen.insert(pos) {
-                return Ok(Line {
-                    moves,
-                    end: LineEnd::Repeats,
-                });
-            }
-            if moves.len() >= limit {
-                return Ok(Line {
-                    moves,
-                    end: LineEnd::Limit,
-                });
-            }
-            let best = self.move_values(&pos)?[0];
-            moves.push(best.play);
-            pos = best.position;
-        }
     }
 }

@@ -41,6 +41,9 @@ pub struct Tablebase {
     wdl_only: bool,
     /// Packed files keep every block decoded once read.
     keep_decoded: bool,
+    /// Under the move-count rule, the same variant's folder without it:
+    /// tells a true draw from a cursed win or blessed loss.
+    without_rule: Option<Box<Tablebase>>,
     /// Per thread of the pool (and one for every other thread), the sectors
     /// it has probed: a probe finds its file without the shared map's lock
     /// and reference counts, which the threads would pass between their
@@ -125,6 +128,7 @@ impl Tablebase {
             warn: None,
             wdl_only: folder_storage(dir) == Storage::PackedWdl,
             keep_decoded: false,
+            without_rule: None,
             by_thread: (0..THREAD_SECTORS)
                 .map(|_| ThreadSectors::default())
                 .collect(),
@@ -204,6 +208,41 @@ impl Tablebase {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Reads, beside this folder under the move-count rule, `plain`: a
+    /// folder of the same variant without the rule (full or win/draw/loss
+    /// only), so that answers tell a position the rule draws but that is a
+    /// win or loss without it (`cursed-win`, `blessed-loss`) from a true
+    /// draw at every counter, a fresh one included.
+    ///
+    /// # Errors
+    /// This folder has no rule, or `plain` is of another variant or has one.
+    pub fn with_folder_without_rule(mut self, plain: Tablebase) -> Result<Tablebase, ProbeError> {
+        if self.variant.n_move.is_none() {
+            return Err(ProbeError::RuleMismatch {
+                dir: self.dir.clone(),
+                has_rule: false,
+            });
+        }
+        if plain.variant.n_move.is_some() || plain.variant.name != self.variant.name {
+            return Err(ProbeError::WrongVariant {
+                dir: plain.dir.clone(),
+                found: plain.variant.label(),
+                wanted: self.variant.name.to_string(),
+            });
+        }
+        self.without_rule = Some(Box::new(plain));
+        Ok(self)
+    }
+
+    /// The value without the move-count rule, where a folder without it
+    /// was given ([`Tablebase::with_folder_without_rule`]).
+    pub(crate) fn plain_wdl(&self, pos: &Position) -> Result<Option<Wdl>, ProbeError> {
+        self.without_rule
+            .as_ref()
+            .map(|plain| plain.wdl_of_checked(pos))
+            .transpose()
     }
 
     /// Whether the folder holds win/draw/loss only (`morris pack --wdl`):
