@@ -7,9 +7,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cargo build --release --quiet
 morris() { target/release/morris "$@"; }
-# The main job (README, "Set up"), into a folder of its own.
+# The main job (README, "A first session"), into a folder of its own.
 morris solve --db "$work/db"
-# "Then ask the database".
+# Then ask the database, as the first session does.
 morris probe --db "$work/db" 'WBW/.../.../W...../.../.../BB. w 0 0' --line
 morris probe --db "$work/db" --json 'WBW/.../.../W...../.../.../BBB w 0 0'
 printf 'WBW/.../.../W...../.../.../BB. w 0 0\n' | morris probe --db "$work/db" --batch - --json
