@@ -182,7 +182,7 @@ pub enum Command {
     #[command(after_help = NOTATION_HELP)]
     Probe {
         #[command(flatten)]
-        db: DbArg,
+        dbs: AnswerDbs,
         /// Position strings or Sanmill FEN, or 'start'.
         #[arg(required_unless_present = "batch", conflicts_with = "batch")]
         positions: Vec<String>,
@@ -208,7 +208,7 @@ pub enum Command {
     #[command(after_help = NOTATION_HELP)]
     Play {
         #[command(flatten)]
-        db: DbArg,
+        dbs: AnswerDbs,
         /// The side you play; 'none' watches perfect play against itself.
         #[arg(long, value_enum, default_value = "white")]
         human: play::Seat,
@@ -253,6 +253,19 @@ pub struct DbArg {
     /// Database folder.
     #[arg(long, default_value = "db")]
     pub db: std::path::PathBuf,
+}
+
+/// The folders an answer reads.
+#[derive(clap::Args, Debug)]
+pub struct AnswerDbs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// With a --db folder under the move-count rule: the same variant's
+    /// folder without the rule (full or win/draw/loss only), read for the
+    /// positions the rule draws, so that a cursed win or blessed loss is
+    /// told from a true draw at every counter, a fresh one included.
+    #[arg(long, value_name = "DIR")]
+    pub without_rule: Option<PathBuf>,
 }
 
 /// What `pack` keeps and in what blocks.
@@ -353,7 +366,7 @@ pub fn run(cli: Cli) -> Result<()> {
             solve::solve(out, variant, &db.db, selection, pack.as_deref(), quiet)
         }
         Command::Probe {
-            db,
+            dbs,
             positions,
             batch,
             json,
@@ -361,20 +374,21 @@ pub fn run(cli: Cli) -> Result<()> {
             moves,
         } => {
             let options = probe::ProbeOptions { json, line, moves };
+            let tablebase = open_answering(&dbs, explicit)?;
             match batch {
-                Some(input) => probe::batch(out, open(&db.db, explicit)?, &input, &options),
-                None => probe::probe(out, &open(&db.db, explicit)?, &positions, &options),
+                Some(input) => probe::batch(out, tablebase, &input, &options),
+                None => probe::probe(out, &tablebase, &positions, &options),
             }
         }
         Command::Play {
-            db,
+            dbs,
             human,
             from,
             values,
             seed,
             max_plies,
         } => {
-            let tablebase = open(&db.db, explicit)?;
+            let tablebase = open_answering(&dbs, explicit)?;
             let start = play::start(&tablebase, &from)?;
             let options = play::PlayOptions {
                 seat: human,
@@ -439,6 +453,19 @@ fn open(db: &Path, variant: Option<&'static Variant>) -> Result<Tablebase> {
             ));
         }
     }))
+}
+
+/// [`open`] for the commands that answer (`probe`, `play`), with the
+/// folder without the rule beside one under it when given.
+fn open_answering(dbs: &AnswerDbs, variant: Option<&'static Variant>) -> Result<Tablebase> {
+    let tablebase = open(&dbs.db.db, variant)?;
+    match &dbs.without_rule {
+        None => Ok(tablebase),
+        Some(dir) => {
+            let plain = open(dir, None)?;
+            Ok(tablebase.with_folder_without_rule(plain)?)
+        }
+    }
 }
 
 /// [`open`] for commands that read whole files (`stats`, `verify`).

@@ -2,6 +2,7 @@
 //! the index exhaustively, the solver against a naive solver and published
 //! facts, and the command line.
 
+mod answer;
 mod cli;
 mod first_use;
 mod house;
