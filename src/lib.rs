@@ -27,11 +27,12 @@ pub mod system;
 pub mod verify;
 
 pub use db::{
-    Answer, Category, FileError, FolderValues, Line, LineEnd, MoveAnswer, ProbeError, Stored,
-    Tablebase, Value, Verdict, Wdl,
+    Answer, Category, ErrorKind, FileError, FolderValues, Line, LineEnd, MoveAnswer, ProbeError,
+    Stored, Tablebase, Value, Verdict, Wdl,
 };
 pub use index::{SectorGraph, SectorKey};
 pub use rules::{
-    Bitboard, Board, Color, Move, Outcome, Point, Position, PositionError, RemovalRule, Variant,
+    Bitboard, Board, Color, Move, Outcome, Point, Position, PositionError, RemovalRule, RuleError,
+    Variant,
 };
 pub use solve::{Selection, SolveError, SolveOptions, solve};

@@ -19,7 +19,8 @@ use clap::{Parser, Subcommand};
 
 use morris::db::folder_variant;
 use morris::{
-    FileError, Position, PositionError, ProbeError, SectorKey, SolveError, Tablebase, Variant,
+    ErrorKind, FileError, Position, PositionError, ProbeError, RuleError, SectorKey, SolveError,
+    Tablebase, Variant,
 };
 
 const NOTATION_HELP: &str = "\
@@ -42,14 +43,16 @@ Notation (see RULES.md):
 )]
 pub struct Cli {
     /// Rule set: standard, strict-mills, no-flying, lasker, morabaraba or six.
-    /// Default: the variant the --db folder holds, else standard.
-    #[arg(long, global = true)]
+    /// Default: the variant the --db folder holds, else standard. Given
+    /// before and after the command, the two must agree.
+    #[arg(long, global = true, value_parser = variant_names())]
     pub variant: Option<String>,
     /// The move-count rule: the game is drawn once N plies in a row pass
     /// without a mill (100 for "50 moves each"), for the variant given
-    /// (default standard). A folder records it; its probes take the
-    /// counter as a fifth field of the position string.
-    #[arg(long, global = true, value_name = "N")]
+    /// (default standard); N from 1 to 126. A folder records it; its probes
+    /// take the counter as a fifth field of the position string.
+    #[arg(long, global = true, value_name = "N",
+          value_parser = clap::value_parser!(u8).range(1..=i64::from(morris::rules::MAX_N_MOVE)))]
     pub n_move: Option<u8>,
     #[command(subcommand)]
     pub command: Command,
@@ -293,6 +296,36 @@ pub struct PackHow {
     pub block_bytes: u32,
 }
 
+/// The names `--variant` takes.
+fn variant_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Variant::all().map(|v| v.name))
+}
+
+/// Refuses a global option given twice with different values (before and
+/// after the command: clap keeps one of them silently).
+///
+/// # Errors
+/// The option and its two values.
+pub fn check_repeated_options(args: &[String]) -> Result<(), Conflict> {
+    for name in ["--variant", "--n-move"] {
+        let mut values = Vec::new();
+        for (i, arg) in args.iter().enumerate() {
+            if arg == name {
+                values.extend(args.get(i + 1).map(String::as_str));
+            } else if let Some(v) = arg.strip_prefix(name).and_then(|r| r.strip_prefix('=')) {
+                values.push(v);
+            }
+        }
+        if let Some(other) = values.iter().find(|v| **v != values[0]) {
+            return Err(Conflict(format!(
+                "{name} is given twice, as {} and as {other}: give it once",
+                values[0]
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A `pack --block-bytes` value: a power of two from 256 to 16384.
 fn block_bytes(text: &str) -> Result<u32, String> {
     let n: u32 = text.parse().map_err(|e| format!("{e}"))?;
@@ -321,12 +354,11 @@ fn set_threads(threads: Option<usize>) -> Result<usize> {
 pub fn run(cli: Cli) -> Result<()> {
     let stdout = std::io::stdout();
     let out = &mut std::io::BufWriter::new(stdout.lock());
-    let mut explicit = cli.variant.as_deref().map(variant).transpose()?;
-    if let Some(n) = cli.n_move {
-        let base = explicit.unwrap_or_else(Variant::standard);
-        explicit = Some(base.with_n_move(n).map_err(|e| anyhow!(e))?);
-    }
-    let plain = explicit.unwrap_or_else(Variant::standard);
+    let explicit = Rules {
+        variant: cli.variant.as_deref().map(variant).transpose()?,
+        n_move: cli.n_move,
+    };
+    let plain = explicit.without_folder()?;
     let result = match cli.command {
         Command::Show { position } => game::show(out, plain, &parse_position(plain, &position)?),
         Command::Moves { position } => game::moves(out, plain, &parse_position(plain, &position)?),
@@ -352,7 +384,7 @@ pub fn run(cli: Cli) -> Result<()> {
             pack,
         } => {
             set_threads(threads)?;
-            let variant = match explicit {
+            let variant = match explicit.for_folder(&db.db)? {
                 Some(v) => v,
                 None => folder_variant(&db.db)?.unwrap_or(plain),
             };
@@ -436,11 +468,47 @@ pub fn run(cli: Cli) -> Result<()> {
         .or_else(ignore_broken_pipe)
 }
 
+/// The rules the command line asks for: `--variant` and `--n-move`.
+#[derive(Clone, Copy)]
+struct Rules {
+    variant: Option<&'static Variant>,
+    n_move: Option<u8>,
+}
+
+impl Rules {
+    /// For a command without a folder: the variant asked for (standard by
+    /// default) under the rule asked for.
+    fn without_folder(self) -> Result<&'static Variant> {
+        let base = self.variant.unwrap_or_else(Variant::standard);
+        Ok(match self.n_move {
+            Some(n) => base.with_n_move(n)?,
+            None => base,
+        })
+    }
+
+    /// For a command on `db`: `None` when nothing is asked (the folder's
+    /// rules then hold); `--n-move` alone is the folder's game under it.
+    fn for_folder(self, db: &Path) -> Result<Option<&'static Variant>> {
+        let base = match (self.variant, self.n_move) {
+            (None, None) => return Ok(None),
+            (Some(v), _) => v,
+            (None, Some(_)) => match folder_variant(db).ok().flatten() {
+                Some(found) => Variant::by_name(found.name).unwrap_or_else(Variant::standard),
+                None => Variant::standard(),
+            },
+        };
+        Ok(Some(match self.n_move {
+            Some(n) => base.with_n_move(n)?,
+            None => base,
+        }))
+    }
+}
+
 /// Opens a folder for probes: for the variant asked for, or the one the
 /// folder holds. A damaged stored index is reported once, then replaced by
 /// an index built in memory.
-fn open(db: &Path, variant: Option<&'static Variant>) -> Result<Tablebase> {
-    let tablebase = match variant {
+fn open(db: &Path, rules: Rules) -> Result<Tablebase> {
+    let tablebase = match rules.for_folder(db)? {
         Some(v) => Tablebase::open(db, v)?,
         None => Tablebase::open_folder(db)?,
     };
@@ -457,20 +525,24 @@ fn open(db: &Path, variant: Option<&'static Variant>) -> Result<Tablebase> {
 
 /// [`open`] for the commands that answer (`probe`, `play`), with the
 /// folder without the rule beside one under it when given.
-fn open_answering(dbs: &AnswerDbs, variant: Option<&'static Variant>) -> Result<Tablebase> {
-    let tablebase = open(&dbs.db.db, variant)?;
+fn open_answering(dbs: &AnswerDbs, rules: Rules) -> Result<Tablebase> {
+    let tablebase = open(&dbs.db.db, rules)?;
     match &dbs.without_rule {
         None => Ok(tablebase),
         Some(dir) => {
-            let plain = open(dir, None)?;
+            let nothing_asked = Rules {
+                variant: None,
+                n_move: None,
+            };
+            let plain = open(dir, nothing_asked)?;
             Ok(tablebase.with_folder_without_rule(plain)?)
         }
     }
 }
 
 /// [`open`] for commands that read whole files (`stats`, `verify`).
-fn open_whole(db: &Path, variant: Option<&'static Variant>) -> Result<Tablebase> {
-    Ok(open(db, variant)?.reading_whole_files())
+fn open_whole(db: &Path, rules: Rules) -> Result<Tablebase> {
+    Ok(open(db, rules)?.reading_whole_files())
 }
 
 /// Writes a line to standard error, ignoring a closed stream: a reader that
@@ -545,37 +617,128 @@ pub fn parse_position_at(variant: &Variant, text: &str) -> Result<(Position, u8)
     Ok((pos, counter.unwrap_or(0)))
 }
 
-/// The exit code of an error, decided here only: 1 for bad input (a
-/// position, an argument, a sector that does not exist), 3 for a database
-/// problem (no folder, another variant's, a missing sector, a damaged or
-/// unwritable file, a solve that failed). Usage errors (2) are clap's.
+/// The kind of an error, from the first of its causes that has one
+/// (`None`: an error of the command line's own, bad input).
+fn kind_of(err: &anyhow::Error) -> Option<ErrorKind> {
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<ProbeError>() {
+            return Some(e.kind());
+        }
+        if let Some(e) = cause.downcast_ref::<SolveError>() {
+            return Some(e.kind());
+        }
+        if let Some(e) = cause.downcast_ref::<FileError>() {
+            return Some(e.kind());
+        }
+        if cause.is::<check::Mismatches>() {
+            return Some(ErrorKind::DamagedData);
+        }
+        if cause.is::<check::MissingSectors>() {
+            return Some(ErrorKind::MissingData);
+        }
+        if cause.is::<RuleError>() || cause.is::<Conflict>() {
+            return Some(ErrorKind::Usage);
+        }
+        if cause.is::<PositionError>() {
+            return Some(ErrorKind::BadInput);
+        }
+    }
+    None
+}
+
+/// The exit code of an error, decided here only, from its kind: 1 bad input
+/// (a position, a counter, a sector that does not exist), 2 usage (options
+/// that contradict each other; clap's own errors too), 3 a database problem
+/// (no folder, another variant's or kind's, a missing sector, a damaged or
+/// unwritable file, mismatches found).
 pub fn exit_code(err: &anyhow::Error) -> u8 {
     if let Some(f) = err.downcast_ref::<probe::Failures>() {
         return f.exit_code();
     }
-    for cause in err.chain() {
-        if let Some(e) = cause.downcast_ref::<ProbeError>() {
-            return match e {
-                ProbeError::InvalidPosition(_) | ProbeError::CounterPastRule { .. } => 1,
-                _ => 3,
-            };
-        }
-        if let Some(e) = cause.downcast_ref::<SolveError>() {
-            return match e {
-                SolveError::UnreachableSector { .. } => 1,
-                SolveError::Probe(ProbeError::InvalidPosition(_)) => 1,
-                _ => 3,
-            };
-        }
-        if cause.is::<FileError>()
-            || cause.is::<check::Mismatches>()
-            || cause.is::<check::MissingSectors>()
-        {
-            return 3;
-        }
-        if cause.is::<PositionError>() {
-            return 1;
-        }
+    match kind_of(err) {
+        None | Some(ErrorKind::BadInput) => 1,
+        Some(ErrorKind::Usage) => 2,
+        Some(ErrorKind::MissingData | ErrorKind::DamagedData) => 3,
     }
-    1
+}
+
+/// Options that contradict each other, said in the binary's words.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Conflict(pub String);
+
+/// The command that mends an error, where there is one: the library says
+/// what is wrong and missing, the binary how to run what builds it.
+pub fn hint(err: &anyhow::Error) -> Option<String> {
+    let probe = err.chain().find_map(|c| {
+        c.downcast_ref::<ProbeError>()
+            .or_else(|| match c.downcast_ref::<SolveError>() {
+                Some(SolveError::Probe(e) | SolveError::MissingDependency { source: e, .. }) => {
+                    Some(e)
+                }
+                _ => None,
+            })
+    });
+    if let Some(SolveError::UnreachableSector { variant, .. }) =
+        err.chain().find_map(|c| c.downcast_ref::<SolveError>())
+    {
+        return Some(format!(
+            "`morris --variant {variant} sectors` lists the sectors of the game"
+        ));
+    }
+    Some(match probe? {
+        ProbeError::MissingSector {
+            sector,
+            dir,
+            packed: true,
+            ..
+        } => format!(
+            "solve it into the raw folder this one was packed from, then pack that again: `morris solve --db RAW --sectors {sector}` and `morris pack --db RAW --out {}`",
+            dir.display()
+        ),
+        ProbeError::MissingSector { sector, dir, .. } => format!(
+            "build it with `morris solve --db {} --sectors {sector}`",
+            dir.display()
+        ),
+        ProbeError::Damaged { sector, source, .. } => {
+            let path = source.path();
+            let dir = path.parent().unwrap_or(Path::new(".")).display();
+            if path.extension().is_some_and(|e| e == "idx") {
+                format!(
+                    "delete {} and run `morris solve --db {dir}` over the folder to write it again (probes build the index in memory meanwhile)",
+                    path.display()
+                )
+            } else {
+                format!(
+                    "delete {} and run `morris solve --db {dir} --sectors {sector}` to build it again",
+                    path.display()
+                )
+            }
+        }
+        ProbeError::WrongVariant { found, wanted, .. } => {
+            let game = |label: &str| label.split(' ').next().unwrap_or_default().to_string();
+            if game(found) == game(wanted) && wanted.contains("rule") {
+                "leave out --n-move: the folder holds values without the move-count rule".into()
+            } else if game(found) == game(wanted) {
+                "give the folder's --n-move, or leave out --variant and --n-move: a folder's manifest names its rules".into()
+            } else {
+                "leave out --variant (and --n-move): a folder's manifest names its rules; or give another --db folder".into()
+            }
+        }
+        ProbeError::NotADatabase { dir } if !dir.exists() => format!(
+            "give the --db folder a solve wrote, or build one: `morris solve --db {}`",
+            dir.display()
+        ),
+        ProbeError::NotADatabase { dir } => format!(
+            "a folder is made by `morris solve --db {}` (or `morris pack`)",
+            dir.display()
+        ),
+        ProbeError::RuleMismatch {
+            has_rule: false, ..
+        } => "leave out --n-move: the folder holds values without the move-count rule".into(),
+        ProbeError::WdlOnly { .. } => {
+            "probe a folder packed in full (`morris pack` without --wdl) or the raw one".into()
+        }
+        _ => return None,
+    })
 }

@@ -8,7 +8,7 @@ use std::io;
 use std::path::PathBuf;
 
 use crate::index::SectorKey;
-use crate::rules::PositionError;
+use crate::rules::{PositionError, Variant};
 
 /// Which of the folder's formats a file is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,29 +114,79 @@ pub struct JobSize {
     pub bytes: u64,
 }
 
+/// Positions a second that a whole-game solve averages on two cores
+/// (docs/PERFORMANCE.md: 3.54 M/s on the Xeon, packing included): the one
+/// figure the estimates of a job's time use.
+pub const SOLVE_RATE_TWO_CORES: f64 = 3.5e6;
+
+impl JobSize {
+    /// The estimated time on two cores, in seconds.
+    pub fn seconds(&self) -> f64 {
+        self.positions as f64 / SOLVE_RATE_TWO_CORES
+    }
+}
+
 impl fmt::Display for JobSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // 2.5 M positions/s: what a whole-game solve averaged on the
-        // 2-core development machine (README, Status).
-        let seconds = self.positions as f64 / 2.5e6;
-        let time = if seconds < 90.0 {
-            format!("{seconds:.0} s")
+        let seconds = self.seconds();
+        let time = if seconds < 1.0 {
+            "under a second".to_string()
+        } else if seconds < 90.0 {
+            format!("about {seconds:.0} s")
         } else if seconds < 5400.0 {
-            format!("{:.0} minutes", seconds / 60.0)
+            format!("about {:.0} minutes", seconds / 60.0)
         } else {
-            format!("{:.1} hours", seconds / 3600.0)
+            format!("about {:.1} hours", seconds / 3600.0)
+        };
+        let disk = if self.bytes < 100_000_000 {
+            format!("{:.1} MB", self.bytes as f64 / 1e6)
+        } else {
+            format!("{:.1} GB", self.bytes as f64 / 1e9)
+        };
+        let sectors = if self.sectors == 1 {
+            "sector"
+        } else {
+            "sectors"
         };
         write!(
             f,
-            "{} sectors, {:.3e} positions, about {time} on two cores, {:.1} GB of disk",
-            self.sectors,
-            self.positions as f64,
-            self.bytes as f64 / 1e9
+            "{} {sectors}, {:.3e} positions, {time} on two cores, {disk} of disk",
+            self.sectors, self.positions as f64,
         )
     }
 }
 
-/// Why a probe (or opening a folder) failed.
+/// What kind of failure an error is: the one thing a front end maps to its
+/// own codes (the binary to exit codes, a server to HTTP status codes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The input is wrong: a position, a counter, a sector that does not exist.
+    BadInput,
+    /// The request contradicts itself (options that cannot go together).
+    Usage,
+    /// The folder lacks what is asked for: no folder, a missing sector, or a
+    /// folder of another variant or kind (no plies, packed files).
+    MissingData,
+    /// A file is damaged, or cannot be read or written; or the machine
+    /// ran out of what a job needs (memory, a lock).
+    DamagedData,
+}
+
+impl FileError {
+    /// A file that is not there is missing data; any other problem damage.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            FileError::Read { source, .. } if source.kind() == io::ErrorKind::NotFound => {
+                ErrorKind::MissingData
+            }
+            _ => ErrorKind::DamagedData,
+        }
+    }
+}
+
+/// Why a probe (or opening a folder) failed. The messages say what is
+/// wrong and what is missing; the command that mends it is the front end's
+/// to say (the binary's hints).
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     #[error("not a position of play")]
@@ -145,31 +195,29 @@ pub enum ProbeError {
     MissingSector {
         sector: SectorKey,
         dir: PathBuf,
-        variant: String,
+        variant: &'static Variant,
         job: JobSize,
         /// The folder holds packed files, which `solve` does not write.
         packed: bool,
     },
-    #[error(
-        "{} holds a {found} database, not {wanted}: use another --db folder, or --variant {found}",
-        dir.display()
-    )]
+    #[error("{} holds a database of {found}, not of {wanted}", dir.display())]
     WrongVariant {
         dir: PathBuf,
         found: String,
         wanted: String,
     },
-    #[error("{} is not a morris database folder (no {}); build one with `morris solve`", dir.display(), super::files::folder::MANIFEST)]
+    #[error("{}", not_a_database(dir))]
     NotADatabase { dir: PathBuf },
     #[error("{} is not a valid manifest: {problem}", path.display())]
     Manifest { path: PathBuf, problem: String },
-    #[error("sector {sector} cannot be read{}; {remedy}", position.as_ref().map_or(String::new(), |p| format!(" (probing {p})")))]
+    #[error("{} cannot be used here: {problem}", dir.display())]
+    FolderKind { dir: PathBuf, problem: &'static str },
+    #[error("sector {sector} cannot be read{}", position.as_ref().map_or(String::new(), |p| format!(" (probing {p})")))]
     Damaged {
         sector: SectorKey,
         /// The position being probed, when one was.
         position: Option<String>,
-        /// What to delete or run again.
-        remedy: String,
+        /// The damaged file: the sector's, or the stored index it is probed through.
         #[source]
         source: FileError,
     },
@@ -180,7 +228,7 @@ pub enum ProbeError {
     #[error("{}", rule_mismatch(dir, *has_rule))]
     RuleMismatch { dir: PathBuf, has_rule: bool },
     #[error(
-        "{} holds win/draw/loss only (`morris pack --wdl`), not the plies asked for: `Tablebase::wdl` reads it, and a folder packed in full has the plies",
+        "{} holds win/draw/loss only, not the plies asked for (a folder packed in full has them)",
         dir.display()
     )]
     WdlOnly { dir: PathBuf },
@@ -188,25 +236,55 @@ pub enum ProbeError {
     File(#[from] FileError),
 }
 
+impl ProbeError {
+    /// The kind of failure (see [`ErrorKind`]).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ProbeError::InvalidPosition(_) | ProbeError::CounterPastRule { .. } => {
+                ErrorKind::BadInput
+            }
+            ProbeError::MissingSector { .. }
+            | ProbeError::WrongVariant { .. }
+            | ProbeError::NotADatabase { .. }
+            | ProbeError::FolderKind { .. }
+            | ProbeError::RuleMismatch { .. }
+            | ProbeError::WdlOnly { .. } => ErrorKind::MissingData,
+            ProbeError::Manifest { .. } | ProbeError::Damaged { .. } => ErrorKind::DamagedData,
+            ProbeError::File(e) => e.kind(),
+        }
+    }
+}
+
 fn missing_sector(
     sector: SectorKey,
     dir: &std::path::Path,
-    variant: &str,
+    variant: &Variant,
     job: &JobSize,
     packed: bool,
 ) -> String {
-    let solve = format!("morris solve --variant {variant} --sectors {sector}");
+    let label = variant.label();
     if packed {
         format!(
-            "required sector {sector} is not in {}: build it with `{solve} --db RAW` into the raw folder it was packed from, then pack that again into it ({job})",
+            "sector {sector} of {label} is not in {}, a folder of packed files: it is solved into the raw folder this one was packed from, which is then packed again ({job})",
             dir.display()
         )
     } else {
         format!(
-            "required sector {sector} is not in {}: build it with `{solve} --db {}` ({job})",
-            dir.display(),
+            "sector {sector} of {label} is not in {} ({job} to build it)",
             dir.display()
         )
+    }
+}
+
+fn not_a_database(dir: &std::path::Path) -> String {
+    if dir.exists() {
+        format!(
+            "{} is not a morris database folder (it has no {})",
+            dir.display(),
+            super::files::folder::MANIFEST
+        )
+    } else {
+        format!("there is no database folder {}", dir.display())
     }
 }
 
@@ -214,7 +292,7 @@ fn rule_mismatch(dir: &std::path::Path, has_rule: bool) -> String {
     if has_rule {
         format!(
             "{} holds values under the move-count rule: they depend on the plies since the last mill \
-             and are read with a counter (`Tablebase::clock_value` reads them)",
+             and are read with a counter",
             dir.display()
         )
     } else {

@@ -15,8 +15,9 @@ pub use answers::answer::{
 };
 pub use answers::stats::SectorStats;
 pub use answers::tablebase::Tablebase;
+pub use answers::thread_sectors::thread_slot;
 pub use clock_value::ClockValue;
-pub use error::{FileError, FileKind, JobSize, ProbeError};
+pub use error::{ErrorKind, FileError, FileKind, JobSize, ProbeError, SOLVE_RATE_TWO_CORES};
 pub(crate) use files::folder::remove_stale_temp_files;
 pub use files::folder::{MANIFEST, Storage, folder_storage, folder_variant, sector_files};
 pub use files::header::{HEADER_LEN, Header};

@@ -132,8 +132,18 @@ impl SetClasses {
     }
 }
 
-/// Indices built so far, by board and counts.
-type Cache = Mutex<HashMap<(usize, usize, usize), Arc<SectorIndex>>>;
+/// Indices built so far, by board and counts: one cell each, so that two
+/// threads never build the same index twice.
+type Cache = Mutex<HashMap<(usize, usize, usize), Arc<IndexCell>>>;
+
+/// One index of the cache, and the thread building it.
+#[derive(Default)]
+struct IndexCell {
+    index: OnceLock<Arc<SectorIndex>>,
+    builder: Mutex<Option<std::thread::ThreadId>>,
+    /// Times it was built (more than once only by a builder meeting itself).
+    builds: std::sync::atomic::AtomicUsize,
+}
 static CACHE: LazyLock<Cache> = LazyLock::new(Default::default);
 
 /// The index of one board-count pair: the side to move has `us` men on the
@@ -308,16 +318,43 @@ impl SectorIndex {
     /// per board and counts.
     pub fn of(board: &'static Board, us: usize, them: usize) -> Arc<SectorIndex> {
         let key = (board as *const Board as usize, us, them);
-        if let Some(index) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            return index.clone();
-        }
-        let index = Arc::new(SectorIndex::new(board, us, them));
-        CACHE
+        let cell = CACHE
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .entry(key)
-            .or_insert(index)
+            .or_default()
+            .clone();
+        if let Some(index) = cell.index.get() {
+            return index.clone();
+        }
+        let me = std::thread::current().id();
+        if *cell.builder.lock().unwrap_or_else(|e| e.into_inner()) == Some(me) {
+            // This thread builds the index already: it took a job that asks
+            // for it while its build waited for its parallel parts. A copy,
+            // rather than waiting for itself.
+            cell.builds
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return Arc::new(SectorIndex::new(board, us, them));
+        }
+        cell.index
+            .get_or_init(|| {
+                *cell.builder.lock().unwrap_or_else(|e| e.into_inner()) = Some(me);
+                cell.builds
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Arc::new(SectorIndex::new(board, us, them))
+            })
             .clone()
+    }
+
+    /// How many times the cached index of these counts was built since the
+    /// cache last let it go: what shows the cache at work (once, whoever
+    /// asks).
+    pub fn builds_so_far(board: &'static Board, us: usize, them: usize) -> usize {
+        let key = (board as *const Board as usize, us, them);
+        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .get(&key)
+            .map_or(0, |c| c.builds.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// Drops the cached indices (those still in use live on): a long solve

@@ -18,4 +18,4 @@ pub use moves::{Move, MoveParseError, Outcome};
 pub use notation::PositionParseError;
 pub use position::{Color, Position};
 pub use symmetry::Symmetry;
-pub use variant::{MAX_N_MOVE, RemovalRule, Variant};
+pub use variant::{MAX_N_MOVE, RemovalRule, RuleError, Variant};

@@ -36,6 +36,20 @@ pub struct Variant {
     pub n_move: Option<u8>,
 }
 
+/// Why a variant cannot take the move-count rule asked for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    #[error(
+        "a move-count rule of {n} plies is out of range: the rule takes 1 to {MAX_N_MOVE} plies"
+    )]
+    OutOfRange { n: u8 },
+    #[error(
+        "the move-count rule is not built for {variant} yet: its mills do not always leave \
+         the sector (a man placed while moving, or a mill with nothing to remove)"
+    )]
+    NotBuilt { variant: &'static str },
+}
+
 /// The longest move-count rule a database stores: a win or loss with up to
 /// this many plies to the next mill fits a byte.
 pub const MAX_N_MOVE: u8 = 126;
@@ -165,19 +179,13 @@ impl Variant {
     ///
     /// # Errors
     /// `n` out of 1..=`MAX_N_MOVE`, or a variant the rule is not built for.
-    pub fn with_n_move(&'static self, n: u8) -> Result<&'static Variant, String> {
+    pub fn with_n_move(&'static self, n: u8) -> Result<&'static Variant, RuleError> {
         static MADE: Mutex<Vec<&'static Variant>> = Mutex::new(Vec::new());
         if !(1..=MAX_N_MOVE).contains(&n) {
-            return Err(format!(
-                "--n-move {n} is out of range: the rule takes 1 to {MAX_N_MOVE} plies"
-            ));
+            return Err(RuleError::OutOfRange { n });
         }
         if self.move_while_holding || self.removal == RemovalRule::MillsNever {
-            return Err(format!(
-                "the move-count rule is not built for {} yet: its mills do not always leave \
-                 the sector (a man placed while moving, or a mill with nothing to remove)",
-                self.name
-            ));
+            return Err(RuleError::NotBuilt { variant: self.name });
         }
         let base = Variant::by_name(self.name).expect("built in");
         let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
@@ -197,10 +205,11 @@ impl Variant {
         Ok(variant)
     }
 
-    /// The variant's name with its move-count rule, as the messages give it.
+    /// The variant's name with its move-count rule, as the messages give it:
+    /// `six`, `six under the 20-ply move-count rule`.
     pub fn label(&self) -> String {
         match self.n_move {
-            Some(n) => format!("{} --n-move {n}", self.name),
+            Some(n) => format!("{} under the {n}-ply move-count rule", self.name),
             None => self.name.to_string(),
         }
     }

@@ -5,7 +5,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::db::{FileError, ProbeError};
+use crate::db::{ErrorKind, FileError, ProbeError};
 use crate::index::SectorKey;
 
 /// Why a solve stopped.
@@ -20,9 +20,7 @@ pub enum SolveError {
     },
     #[error("position {position} exceeds the solver's cell: {what}")]
     CellOverflow { position: String, what: String },
-    #[error(
-        "sector {sector} is not reachable in {variant}; `morris sectors --variant {variant}` lists them"
-    )]
+    #[error("sector {sector} is not reachable in {variant}")]
     UnreachableSector { sector: SectorKey, variant: String },
     #[error("sector {sector} needs sector {needed}, which is not available")]
     MissingDependency {
@@ -43,4 +41,21 @@ pub enum SolveError {
     Probe(#[from] ProbeError),
     #[error(transparent)]
     File(#[from] FileError),
+}
+
+impl SolveError {
+    /// The kind of failure (see [`ErrorKind`]).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            SolveError::UnreachableSector { .. } => ErrorKind::BadInput,
+            SolveError::MissingDependency { source, .. } | SolveError::Probe(source) => {
+                source.kind()
+            }
+            SolveError::File(e) => e.kind(),
+            SolveError::OutOfMemory { .. }
+            | SolveError::CellOverflow { .. }
+            | SolveError::Inconsistent { .. }
+            | SolveError::Lock { .. } => ErrorKind::DamagedData,
+        }
+    }
 }

@@ -185,6 +185,69 @@ fn one_tablebase_serves_many_threads() {
     assert_eq!(alone, together);
 }
 
+/// Threads that ask for one index at once get one index, built once: the
+/// cache has no window between looking and inserting.
+#[test]
+fn an_index_asked_for_by_many_threads_is_built_once() {
+    // Counts no other test asks for (a 40 ms build).
+    let board = Variant::by_name("morabaraba").unwrap().board;
+    let start = std::sync::Barrier::new(8);
+    let indices: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                s.spawn(|| {
+                    start.wait();
+                    SectorIndex::of(board, 7, 6)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        indices
+            .windows(2)
+            .all(|w| std::sync::Arc::ptr_eq(&w[0], &w[1]))
+    );
+    assert_eq!(SectorIndex::builds_so_far(board, 7, 6), 1);
+}
+
+/// Each thread probes through a slot of its own, plain `std::thread`s and
+/// a rayon pool's alike, with the same values as one thread.
+#[test]
+fn each_thread_probes_through_its_own_slot() {
+    let dir = six_database();
+    let tb = Tablebase::open(dir.path(), six()).unwrap();
+    let index = SectorIndex::of(six().board, 4, 4);
+    let positions: Vec<Position> = (0..index.size())
+        .step_by(101)
+        .map(|i| index.position(i, 0, 0))
+        .collect();
+    let alone: Vec<Value> = positions.iter().map(|p| tb.value(p).unwrap()).collect();
+    // Probes on one thread, then which slot it used and what it holds.
+    let probe = || {
+        let values: Vec<Value> = positions.iter().map(|p| tb.value(p).unwrap()).collect();
+        let slot = morris::db::thread_slot();
+        (values, slot, tb.sectors_in_slot(slot))
+    };
+    let plain: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4).map(|_| s.spawn(probe)).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    let pooled: Vec<_> = pool.broadcast(|_| probe());
+    for threads in [plain, pooled] {
+        let slots: std::collections::HashSet<usize> = threads.iter().map(|t| t.1).collect();
+        assert_eq!(slots.len(), 4, "threads share slots: {slots:?}");
+        for (values, slot, held) in threads {
+            assert_eq!(values, alone);
+            assert!(held > 0, "slot {slot} holds no sector");
+        }
+    }
+}
+
 /// A byte flipped anywhere in a file is reported as corruption when the
 /// probe reads the damaged part, and never gives a wrong value or a panic.
 #[test]

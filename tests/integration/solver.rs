@@ -304,7 +304,7 @@ fn a_folder_of_another_variant_is_refused() {
     )
     .err()
     .unwrap();
-    assert!(err.to_string().contains("holds a six database"), "{err}");
+    assert!(err.to_string().contains("holds a database of six"), "{err}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use super::thread_sectors::{THREAD_SECTORS, ThreadSectors};
+use super::thread_sectors::{THREAD_SECTORS, ThreadSectors, thread_slot};
 use crate::db::clock_value::ClockValue;
 use crate::db::error::{FileError, JobSize, ProbeError};
 use crate::db::files::folder::{
@@ -48,7 +48,7 @@ pub struct Tablebase {
     /// it has probed: a probe finds its file without the shared map's lock
     /// and reference counts, which the threads would pass between their
     /// caches at every probe.
-    by_thread: Box<[ThreadSectors]>,
+    by_thread: Box<[ThreadSectors<Mapped>]>,
 }
 
 /// What a [`Tablebase`] calls with a damaged stored index it works around.
@@ -75,8 +75,14 @@ pub(crate) struct ProbeIndex {
 
 impl ProbeIndex {
     fn built(&self) -> &SectorIndex {
-        self.built
-            .get_or_init(|| SectorIndex::of(self.board, self.counts.0, self.counts.1))
+        if let Some(built) = self.built.get() {
+            return built;
+        }
+        // Built outside the cell: `SectorIndex::of` waits for another
+        // thread building it, and a thread that meets itself (a job taken
+        // while its own build waited) builds a copy instead of deadlocking.
+        let built = SectorIndex::of(self.board, self.counts.0, self.counts.1);
+        self.built.get_or_init(|| built)
     }
 
     fn size(&self) -> u64 {
@@ -269,6 +275,15 @@ impl Tablebase {
             || self.path(sector).is_file()
     }
 
+    /// How many sectors the thread slot `slot` keeps (see
+    /// [`thread_slot`](crate::db::thread_slot)): for tests and diagnostics
+    /// of the per-thread cache.
+    pub fn sectors_in_slot(&self, slot: usize) -> usize {
+        self.by_thread
+            .get(slot)
+            .map_or(0, |t| t.lock().unwrap_or_else(|e| e.into_inner()).len())
+    }
+
     /// Forgets every mapped sector and its index (they are mapped again on use).
     pub fn forget_all(&self) {
         self.files
@@ -300,8 +315,7 @@ impl Tablebase {
         sector: SectorKey,
         f: impl FnOnce(Option<(&SectorFile, &ProbeIndex)>) -> R,
     ) -> Result<R, ProbeError> {
-        let slot = rayon::current_thread_index().map_or(0, |i| 1 + i % (THREAD_SECTORS - 1));
-        let Ok(mut mine) = self.by_thread[slot].try_lock() else {
+        let Ok(mut mine) = self.by_thread[thread_slot()].try_lock() else {
             let mapped = self.mapped_if_present(sector)?;
             return Ok(f(mapped.as_ref().map(|(file, index)| (&**file, &**index))));
         };
@@ -354,29 +368,22 @@ impl Tablebase {
         ProbeError::MissingSector {
             sector,
             dir: self.dir.clone(),
-            variant: self.variant.label(),
+            variant: self.variant,
             job: self.job_size(sector),
             packed: folder_storage(&self.dir).is_packed(),
         }
     }
 
-    /// A damaged file of `sector`, with what to do about it.
+    /// A damaged file of `sector`, named in `source`.
     pub(crate) fn damaged(
         &self,
         sector: SectorKey,
         position: Option<&Position>,
         source: FileError,
     ) -> ProbeError {
-        let remedy = format!(
-            "delete {} and run `morris solve --db {} --variant {} --sectors {sector}` to build it again",
-            source.path().display(),
-            self.dir.display(),
-            self.variant.label()
-        );
         ProbeError::Damaged {
             sector,
             position: position.map(|p| p.notation(self.variant.board)),
-            remedy,
             source,
         }
     }
@@ -500,16 +507,7 @@ impl Tablebase {
         let (us, them) = (sector.us_board, sector.them_board);
         let checked = StoredIndex::open(&self.dir, self.variant, us, them, false)
             .and_then(|stored| stored.map_or(Ok(()), |s| s.verify_checksum()));
-        checked.map_err(|source| ProbeError::Damaged {
-            sector,
-            position: None,
-            remedy: format!(
-                "delete {} and run `morris solve --db {}` over the folder again to rewrite it (probes build the index in memory meanwhile)",
-                source.path().display(),
-                self.dir.display()
-            ),
-            source,
-        })
+        checked.map_err(|source| self.damaged(sector, None, source))
     }
 
     /// The value of any position of play of the variant, from the side to move.
@@ -774,18 +772,20 @@ fn prepare_folder(
     let found = folder_storage(dir);
     if found != storage {
         let problem = match (found, storage) {
-            (Storage::Raw, _) => "it is a folder of raw files: pack into a new folder",
+            (Storage::Raw, _) => "it is a folder of raw files: packing writes into a new folder",
             (_, Storage::Raw) => {
-                "it is a folder of packed files: solve into a folder of raw ones, then pack it"
+                "it is a folder of packed files: solving writes raw files, into a folder of raw ones (pack that afterwards)"
             }
             (Storage::PackedWdl, _) => {
-                "it is a folder packed win/draw/loss only: pack in full into another folder"
+                "it is a folder packed win/draw/loss only: a full packing goes into another folder"
             }
-            _ => "it is a folder packed in full: pack win/draw/loss only into another folder",
+            _ => {
+                "it is a folder packed in full: a win/draw/loss-only packing goes into another folder"
+            }
         };
-        return Err(ProbeError::Manifest {
-            path: dir.join(crate::db::files::folder::MANIFEST),
-            problem: problem.into(),
+        return Err(ProbeError::FolderKind {
+            dir: dir.to_path_buf(),
+            problem,
         });
     }
     Ok(())

@@ -49,7 +49,7 @@ pub fn folder_variant(dir: &Path) -> Result<Option<&'static Variant>, ProbeError
         let n: u8 = n
             .parse()
             .map_err(|_| problem(format!("its n-move '{n}' is not a number of plies")))?;
-        variant = variant.with_n_move(n).map_err(problem)?;
+        variant = variant.with_n_move(n).map_err(|e| problem(e.to_string()))?;
     }
     let expected = format!("{:016x}", variant.fingerprint());
     if fingerprint != expected {
