@@ -9,8 +9,9 @@
 //! further under its stabiliser, through a sorted table of their canonical
 //! ranks, so every class of positions gets exactly one index and none is wasted.
 
-use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+
+use super::built_once::BuiltOnce;
 
 use rayon::prelude::*;
 
@@ -132,19 +133,9 @@ impl SetClasses {
     }
 }
 
-/// Indices built so far, by board and counts: one cell each, so that two
-/// threads never build the same index twice.
-type Cache = Mutex<HashMap<(usize, usize, usize), Arc<IndexCell>>>;
-
-/// One index of the cache, and the thread building it.
-#[derive(Default)]
-struct IndexCell {
-    index: OnceLock<Arc<SectorIndex>>,
-    builder: Mutex<Option<std::thread::ThreadId>>,
-    /// Times it was built (more than once only by a builder meeting itself).
-    builds: std::sync::atomic::AtomicUsize,
-}
-static CACHE: LazyLock<Cache> = LazyLock::new(Default::default);
+/// Indices built so far, by board (its address) and counts.
+static CACHE: LazyLock<BuiltOnce<(usize, usize, usize), SectorIndex>> =
+    LazyLock::new(BuiltOnce::default);
 
 /// The index of one board-count pair: the side to move has `us` men on the
 /// board and the other side `them`. Men in hand do not change the index, so
@@ -318,49 +309,20 @@ impl SectorIndex {
     /// per board and counts.
     pub fn of(board: &'static Board, us: usize, them: usize) -> Arc<SectorIndex> {
         let key = (board as *const Board as usize, us, them);
-        let cell = CACHE
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(key)
-            .or_default()
-            .clone();
-        if let Some(index) = cell.index.get() {
-            return index.clone();
-        }
-        let me = std::thread::current().id();
-        if *cell.builder.lock().unwrap_or_else(|e| e.into_inner()) == Some(me) {
-            // This thread builds the index already: it took a job that asks
-            // for it while its build waited for its parallel parts. A copy,
-            // rather than waiting for itself.
-            cell.builds
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            return Arc::new(SectorIndex::new(board, us, them));
-        }
-        cell.index
-            .get_or_init(|| {
-                *cell.builder.lock().unwrap_or_else(|e| e.into_inner()) = Some(me);
-                cell.builds
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                Arc::new(SectorIndex::new(board, us, them))
-            })
-            .clone()
+        CACHE.get_or_build(key, || SectorIndex::new(board, us, them))
     }
 
     /// How many times the cached index of these counts was built since the
     /// cache last let it go: what shows the cache at work (once, whoever
     /// asks).
     pub fn builds_so_far(board: &'static Board, us: usize, them: usize) -> usize {
-        let key = (board as *const Board as usize, us, them);
-        let cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        cache
-            .get(&key)
-            .map_or(0, |c| c.builds.load(std::sync::atomic::Ordering::Relaxed))
+        CACHE.builds(&(board as *const Board as usize, us, them))
     }
 
     /// Drops the cached indices (those still in use live on): a long solve
     /// calls it between units so its memory follows the unit in progress.
     pub fn release_cached() {
-        CACHE.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        CACHE.clear();
     }
 
     fn new(board: &'static Board, us: usize, them: usize) -> SectorIndex {

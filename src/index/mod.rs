@@ -1,5 +1,6 @@
 //! Where a position lives: its sector and its index inside the sector.
 
+mod built_once;
 mod combinatorics;
 mod indexer;
 mod sector;

@@ -5,7 +5,7 @@
 //! so a new board is a list of point names, mills and extra links.
 
 use super::bitboard::{Bitboard, Point};
-use super::symmetry::{Symmetry, derive_symmetries};
+use super::symmetry::Symmetry;
 
 /// The geometry of a board.
 #[derive(Debug)]
@@ -259,5 +259,74 @@ impl Board {
         }
         out.push('\n');
         out
+    }
+}
+
+/// All automorphisms of the board's link graph that also map mills to mills,
+/// the identity first.
+fn derive_symmetries(board: &Board) -> Vec<Symmetry> {
+    let n = board.len();
+    // Visit points so that each one after the first of its component has an
+    // already placed neighbour: its image must then be a neighbour's image.
+    let mut order: Vec<Point> = Vec::with_capacity(n);
+    let mut seen = Bitboard::EMPTY;
+    for start in 0..n as Point {
+        if seen.contains(start) {
+            continue;
+        }
+        seen = seen.with(start);
+        order.push(start);
+        let mut i = order.len() - 1;
+        while i < order.len() {
+            for q in board.links(order[i]).iter() {
+                if !seen.contains(q) {
+                    seen = seen.with(q);
+                    order.push(q);
+                }
+            }
+            i += 1;
+        }
+    }
+
+    let mut found = Vec::new();
+    let mut image = vec![Point::MAX; n];
+    search(board, &order, 0, &mut image, Bitboard::EMPTY, &mut found);
+    let mut symmetries: Vec<Symmetry> = found.into_iter().map(Symmetry::new).collect();
+    symmetries.sort_by_key(|s| !s.is_identity());
+    symmetries
+}
+
+fn search(
+    board: &Board,
+    order: &[Point],
+    depth: usize,
+    image: &mut Vec<Point>,
+    used: Bitboard,
+    found: &mut Vec<Vec<Point>>,
+) {
+    if depth == order.len() {
+        let keeps_mills = board.mills().iter().all(|&mill| {
+            let mapped: Bitboard = mill.iter().map(|p| image[p as usize]).collect();
+            board.mills().contains(&mapped)
+        });
+        if keeps_mills {
+            found.push(image.clone());
+        }
+        return;
+    }
+    let p = order[depth];
+    for q in (board.all() & !used).iter() {
+        if board.links(q).count() != board.links(p).count() {
+            continue;
+        }
+        // Links between p and every placed point must match links between images.
+        let consistent = order[..depth]
+            .iter()
+            .all(|&r| board.links(p).contains(r) == board.links(q).contains(image[r as usize]));
+        if consistent {
+            image[p as usize] = q;
+            search(board, order, depth + 1, image, used.with(q), found);
+            image[p as usize] = Point::MAX;
+        }
     }
 }

@@ -26,6 +26,17 @@ pub const DISTANCE: u16 = 0x7ff;
 /// The distance code of a draw.
 pub const DRAW: u16 = DISTANCE;
 
+/// The codes of an unresolved cell (see `retrograde.rs`): a win through a
+/// move leaving the unit, bounded by `MAX_WIN_BOUND`, and the count of
+/// children inside the unit still open from `COUNT_SHIFT` up.
+pub const WIN_BOUND: u16 = 0x400;
+pub const MAX_WIN_BOUND: u16 = WIN_BOUND - 1;
+pub const COUNT_SHIFT: u16 = 4;
+pub const MAX_COUNT: u16 = 0x3f;
+/// Half the longest loss through moves leaving the unit, or this code when
+/// it is too long to store (found again when needed).
+pub const LONG_LOSS: u16 = 0xf;
+
 /// The value of a resolved cell.
 pub fn decode(cell: u16) -> Value {
     debug_assert!(cell & RESOLVED != 0);

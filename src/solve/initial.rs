@@ -1,10 +1,17 @@
 //! A position's cell before the levels run: its children inside the unit
 //! counted, those outside it valued from the finished sectors.
 
-use super::cells::{DRAW, RESOLVED};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::cells::{
+    COUNT_SHIFT, DISTANCE, DRAW, LONG_LOSS, MAX_COUNT, MAX_WIN_BOUND, RESOLVED, WIN_BOUND,
+};
 use super::error::SolveError;
 use super::exits::{Exit, Exits, LastClass};
-use super::retrograde::{COUNT_SHIFT, LONG_LOSS, MAX_COUNT, MAX_WIN_BOUND, Unit, WIN_BOUND};
+use super::retrograde::Unit;
+use super::wake::WakeLevels;
 use crate::db::{Fold, Value};
 use crate::index::{SectorIndex, SectorKey, UsClass};
 use crate::rules::{Bitboard, Position, Variant};
@@ -284,5 +291,62 @@ impl Children {
                 Ok(count << COUNT_SHIFT | loss)
             }
         }
+    }
+}
+
+impl Unit<'_> {
+    /// Counts every position's children inside the unit and values those
+    /// outside it; returns how many positions are left unresolved.
+    pub(super) fn initialise(&self) -> Result<u64, SolveError> {
+        let unresolved = AtomicU64::new(0);
+        for part in &self.parts {
+            let shortcuts = MovementShortcuts::new(part.sector, &|s| self.part_of(s), &self.exits);
+            part.chunks().try_for_each_init(
+                Default::default,
+                |(inside, pending, scratch), chunk| {
+                    let mut result = Ok(());
+                    let mut wake = WakeLevels::starting_at(chunk.start);
+                    // Counted per chunk: one shared atomic per position would
+                    // make the threads contend.
+                    let (mut open, mut latest) = (0u64, 0u16);
+                    part.index.for_each_in(chunk, |i, us, them| {
+                        if result.is_err() {
+                            return;
+                        }
+                        let s = part.sector;
+                        let pos = Position::from_sides(us, s.us_hand, them, s.them_hand);
+                        let cell = match &shortcuts {
+                            Some(shortcuts) => {
+                                initial_movement_cell(self, &pos, shortcuts, scratch)
+                            }
+                            None => initial_cell(self, &pos, inside, pending),
+                        };
+                        match cell {
+                            Ok(cell) => {
+                                // A resolved cell acts at the next level, a win
+                                // through an exit at its distance.
+                                let due = if cell & RESOLVED != 0 {
+                                    (cell != RESOLVED | DRAW).then_some((cell & DISTANCE) + 1)
+                                } else {
+                                    open += 1;
+                                    (cell & WIN_BOUND != 0).then_some(cell & MAX_WIN_BOUND)
+                                };
+                                if let Some(due) = due {
+                                    latest = latest.max(due);
+                                    wake.add(&part.wake, i, due);
+                                }
+                                part.cells.set_zero_cell(i, cell);
+                            }
+                            Err(e) => result = Err(e),
+                        }
+                    });
+                    wake.flush(&part.wake);
+                    unresolved.fetch_add(open, Ordering::Relaxed);
+                    self.latest.fetch_max(latest, Ordering::Relaxed);
+                    result
+                },
+            )?;
+        }
+        Ok(unresolved.into_inner())
     }
 }

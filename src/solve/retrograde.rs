@@ -23,25 +23,17 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::cells::{
-    CELLS_PER_WORD, Cells, DISTANCE, DRAW, LOW_BITS, RESOLVED, SolvedSector, has_zero_cell,
+    CELLS_PER_WORD, COUNT_SHIFT, Cells, DISTANCE, DRAW, LONG_LOSS, LOW_BITS, MAX_WIN_BOUND,
+    RESOLVED, SolvedSector, WIN_BOUND, has_zero_cell,
 };
 use super::error::SolveError;
 use super::exits::{Exit, Exits, LastClass};
-use super::initial::{MovementShortcuts, initial_cell, initial_movement_cell};
-use super::wake::{WAKE_RUN, Wake, WakeLevels};
+use super::wake::{WAKE_RUN, Wake};
 use crate::db::{Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey};
-use crate::rules::{Position, Variant};
+use crate::rules::Variant;
 use crate::system::prefetch_item;
 
-/// An unresolved cell that wins through a move leaving the unit.
-pub(super) const WIN_BOUND: u16 = 0x400;
-pub(super) const MAX_WIN_BOUND: u16 = WIN_BOUND - 1;
-pub(super) const COUNT_SHIFT: u16 = 4;
-pub(super) const MAX_COUNT: u16 = 0x3f;
-/// Half the longest loss through moves leaving the unit, or `LONG_LOSS`.
-const LOSS_CODE: u16 = 0xf;
-pub(super) const LONG_LOSS: u16 = LOSS_CODE;
 /// Cells per parallel work item, a whole number of wake runs.
 const CHUNK: u64 = 4 * WAKE_RUN;
 /// Positions whose predecessors are gathered, and their cells fetched,
@@ -60,7 +52,7 @@ pub(super) struct Part<'a> {
     pub(super) sector: SectorKey,
     pub(super) index: Arc<SectorIndex>,
     pub(super) cells: &'a Cells,
-    wake: Vec<Wake>,
+    pub(super) wake: Vec<Wake>,
 }
 
 impl Part<'_> {
@@ -77,7 +69,7 @@ impl Part<'_> {
     }
 
     /// The sector's indices in chunks, as parallel work items.
-    fn chunks(&self) -> impl ParallelIterator<Item = std::ops::Range<u64>> + '_ {
+    pub(super) fn chunks(&self) -> impl ParallelIterator<Item = std::ops::Range<u64>> + '_ {
         let size = self.index.size();
         (0..size.div_ceil(CHUNK))
             .into_par_iter()
@@ -149,68 +141,13 @@ pub(super) struct Unit<'a> {
     pub(super) exits: Exits<'a>,
     /// The last level at which a cell is known to act; the levels stop past
     /// it once one resolves nothing.
-    latest: AtomicU16,
+    pub(super) latest: AtomicU16,
     /// Half-losses from this one on are stored as `LONG_LOSS` and found
     /// again when needed (tests lower it to use that path more).
     pub(super) stored_below: u16,
 }
 
 impl Unit<'_> {
-    /// Counts every position's children inside the unit and values those
-    /// outside it; returns how many positions are left unresolved.
-    fn initialise(&self) -> Result<u64, SolveError> {
-        let unresolved = AtomicU64::new(0);
-        for part in &self.parts {
-            let shortcuts = MovementShortcuts::new(part.sector, &|s| self.part_of(s), &self.exits);
-            part.chunks().try_for_each_init(
-                Default::default,
-                |(inside, pending, scratch), chunk| {
-                    let mut result = Ok(());
-                    let mut wake = WakeLevels::starting_at(chunk.start);
-                    // Counted per chunk: one shared atomic per position would
-                    // make the threads contend.
-                    let (mut open, mut latest) = (0u64, 0u16);
-                    part.index.for_each_in(chunk, |i, us, them| {
-                        if result.is_err() {
-                            return;
-                        }
-                        let s = part.sector;
-                        let pos = Position::from_sides(us, s.us_hand, them, s.them_hand);
-                        let cell = match &shortcuts {
-                            Some(shortcuts) => {
-                                initial_movement_cell(self, &pos, shortcuts, scratch)
-                            }
-                            None => initial_cell(self, &pos, inside, pending),
-                        };
-                        match cell {
-                            Ok(cell) => {
-                                // A resolved cell acts at the next level, a win
-                                // through an exit at its distance.
-                                let due = if cell & RESOLVED != 0 {
-                                    (cell != RESOLVED | DRAW).then_some((cell & DISTANCE) + 1)
-                                } else {
-                                    open += 1;
-                                    (cell & WIN_BOUND != 0).then_some(cell & MAX_WIN_BOUND)
-                                };
-                                if let Some(due) = due {
-                                    latest = latest.max(due);
-                                    wake.add(&part.wake, i, due);
-                                }
-                                part.cells.set_zero_cell(i, cell);
-                            }
-                            Err(e) => result = Err(e),
-                        }
-                    });
-                    wake.flush(&part.wake);
-                    unresolved.fetch_add(open, Ordering::Relaxed);
-                    self.latest.fetch_max(latest, Ordering::Relaxed);
-                    result
-                },
-            )?;
-        }
-        Ok(unresolved.into_inner())
-    }
-
     /// The levels: at level L, positions resolved at L - 1 pass their result
     /// to their predecessors, and positions that win in L through a move
     /// leaving the unit settle; until nothing is left to resolve.
@@ -404,7 +341,7 @@ impl Unit<'_> {
                         Err(_) => continue, // down to its last child meanwhile
                     }
                 }
-                let exit_loss = match cell & LOSS_CODE {
+                let exit_loss = match cell & LONG_LOSS {
                     LONG_LOSS => match found_exit_loss {
                         Some(n) => n,
                         None => *found_exit_loss.insert(self.longest_exit_loss(pred, i)?),

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use super::forward::ChildAt;
 use crate::db::SectorFile;
 use crate::index::{SectorIndex, SectorKey, UsBlock};
 use crate::rules::{Bitboard, Point, Position};
@@ -115,4 +114,14 @@ impl<'f> Blocks<'f> {
         let slot = &self.slots[slot];
         index.index_in_block_after(&slot.block, slot.base, after, at.from, at.to)
     }
+}
+
+/// One move, as the forward check's `child` needs it.
+#[derive(Clone, Copy)]
+pub(super) struct ChildAt {
+    /// 1 for a placement, else 0.
+    pub(super) placed: usize,
+    pub(super) remove: Option<Point>,
+    pub(super) from: Option<Point>,
+    pub(super) to: Point,
 }

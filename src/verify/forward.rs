@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::blocks::Blocks;
+use super::blocks::{Blocks, ChildAt};
 use super::move_rank::{MoveRank, NO_MOVE, RANK_OF_BYTE, SLOW_BYTE, WIN_AT_ONCE};
 use super::{Checked, Found, Mismatch};
 use crate::db::{ClockValue, ProbeError, SectorFile, Tablebase, Value, Wdl};
@@ -65,16 +65,6 @@ struct Stored {
 
 /// The [`Stored::entry`] of the sector checked itself.
 const CHECKED_SECTOR: usize = usize::MAX;
-
-/// One move, as [`Forward::child`] needs it.
-#[derive(Clone, Copy)]
-pub(super) struct ChildAt {
-    /// 1 for a placement, else 0.
-    pub(super) placed: usize,
-    pub(super) remove: Option<Point>,
-    pub(super) from: Option<Point>,
-    pub(super) to: Point,
-}
 
 /// Where the children of one kind of move are.
 #[derive(Clone, Copy, Debug)]

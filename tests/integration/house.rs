@@ -24,16 +24,17 @@ fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// No source file over 800 lines, no function over 120; the layers import
-/// only downwards (rules, index, db, solve), and the command line is the
-/// binary's, not the library's.
+/// only downwards (rules, index, db, solve), the files of one folder import
+/// each other without a circle, and the command line is the binary's, not
+/// the library's.
 #[test]
 fn the_layers_and_sizes_hold() {
-    let mut files = Vec::new();
+    let mut paths = Vec::new();
     source_files(
         Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")),
-        &mut files,
+        &mut paths,
     );
-    assert!(files.len() > 20);
+    assert!(paths.len() > 20);
     let layer_may_not = [
         (
             "/src/rules/",
@@ -42,11 +43,17 @@ fn the_layers_and_sizes_hold() {
         ("/src/index/", &["crate::db", "crate::solve"][..]),
         ("/src/db/", &["crate::solve", "crate::verify"][..]),
     ];
-    for path in &files {
-        let text = std::fs::read_to_string(path).unwrap();
+    let files: Vec<(PathBuf, String)> = paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p, text)
+        })
+        .collect();
+    for (path, text) in &files {
         let name = path.display().to_string();
-        let lines: Vec<&str> = text.lines().collect();
-        assert!(lines.len() <= 800, "{name}: {} lines", lines.len());
+        let lines = text.lines().count();
+        assert!(lines <= 800, "{name}: {lines} lines");
         for (layer, banned) in layer_may_not {
             if name.contains(layer) {
                 for b in banned {
@@ -54,28 +61,133 @@ fn the_layers_and_sizes_hold() {
                 }
             }
         }
-        // A function ends at the first line that closes it at its indentation.
-        for (i, line) in lines.iter().enumerate() {
-            let trimmed = line.trim_start();
-            let is_fn = ["fn ", "pub fn ", "pub(crate) fn ", "pub(super) fn "]
-                .iter()
-                .any(|p| trimmed.starts_with(p));
-            if !is_fn || line.ends_with(';') {
-                continue;
-            }
-            let indent = &line[..line.len() - trimmed.len()];
-            let end = lines[i + 1..]
-                .iter()
-                .position(|l| *l == format!("{indent}}}"))
-                .map_or(0, |n| n + 2);
-            assert!(end <= 120, "{name}:{}: a function of {end} lines", i + 1);
-        }
+        let long = long_functions(text);
+        assert!(long.is_empty(), "{name}: {long:?}");
     }
+    let circles = circles_between_files(&files);
+    assert!(
+        circles.is_empty(),
+        "files of one folder in a circle: {circles:?}"
+    );
     let lib = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/lib.rs")).unwrap();
     assert!(
         !lib.contains("mod cli"),
         "the command line is not part of the library"
     );
+}
+
+/// The functions of a source text longer than 120 lines, or whose end
+/// cannot be found, as (line, length or `None`). A function ends at the
+/// first line that closes it at its indentation; any mix of `pub(..)`,
+/// `const`, `unsafe`, `async` and `extern` may stand before `fn`.
+fn long_functions(text: &str) -> Vec<(usize, Option<usize>)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let Some(at) = trimmed.find("fn ") else {
+            continue;
+        };
+        let before_fn = trimmed[..at].split_whitespace().all(|w| {
+            w.starts_with("pub") || ["const", "unsafe", "async", "extern", "\"C\""].contains(&w)
+        });
+        let one_line = trimmed.contains('{') && trimmed.ends_with('}');
+        if !before_fn || line.ends_with(';') || one_line {
+            continue;
+        }
+        let indent = &line[..line.len() - trimmed.len()];
+        let end = lines[i + 1..]
+            .iter()
+            .position(|l| *l == format!("{indent}}}"));
+        match end {
+            None => found.push((i + 1, None)),
+            Some(n) if n + 2 > 120 => found.push((i + 1, Some(n + 2))),
+            Some(_) => {}
+        }
+    }
+    found
+}
+
+/// Circles of imports between the files of one folder (`super::name` from
+/// a file that is not the folder's `mod.rs`), each as its files' names.
+fn circles_between_files(files: &[(PathBuf, String)]) -> Vec<Vec<String>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    // file -> the files of its folder it names.
+    let mut uses: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (path, text) in files {
+        if path.file_name().is_some_and(|n| n == "mod.rs") {
+            continue;
+        }
+        let dir = path.parent().unwrap();
+        let mut named = BTreeSet::new();
+        for (at, _) in text.match_indices("super::") {
+            let rest = &text[at + "super::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let sibling = dir.join(format!("{name}.rs"));
+            if sibling != *path && files.iter().any(|(p, _)| *p == sibling) {
+                named.insert(sibling);
+            }
+        }
+        uses.insert(path.clone(), named);
+    }
+    // A circle: a file reached again from itself.
+    let mut circles = Vec::new();
+    for start in uses.keys() {
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((file, trail)) = stack.pop() {
+            for next in uses.get(&file).into_iter().flatten() {
+                if next == start {
+                    let names: Vec<String> =
+                        trail.iter().map(|p| p.display().to_string()).collect();
+                    circles.push(names);
+                } else if seen.insert(next.clone()) {
+                    let mut longer = trail.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+    circles
+}
+
+/// The house checks bite: a planted circle between two files of a folder,
+/// a planted long `const fn` and `unsafe fn`, and a function whose end is
+/// not where the check looks.
+#[test]
+fn the_house_checks_catch_planted_faults() {
+    let file = |name: &str, text: &str| (PathBuf::from(format!("/src/x/{name}")), text.to_string());
+    let planted = [
+        file("a.rs", "use super::b::B;\npub struct A;\n"),
+        file("b.rs", "use super::a::A;\npub struct B;\n"),
+        file("c.rs", "use super::a::A;\n"),
+        file("mod.rs", "mod a;\nmod b;\nmod c;\nuse self::a::A;\n"),
+    ];
+    let circles = circles_between_files(&planted);
+    assert!(
+        !circles.is_empty() && circles.iter().all(|c| c.len() == 2),
+        "{circles:?}"
+    );
+    let without = [planted[0].clone(), planted[2].clone(), planted[3].clone()];
+    assert!(circles_between_files(&without).is_empty());
+    let body = "    x += 1;\n".repeat(130);
+    for head in [
+        "pub const fn f() {",
+        "unsafe fn f() {",
+        "pub(crate) const unsafe fn f() {",
+        "fn f() {",
+    ] {
+        let text = format!("{head}\n{body}}}\n");
+        assert_eq!(long_functions(&text), vec![(1, Some(132))], "{head}");
+    }
+    // Its closing brace at another indentation: an end not found.
+    let text = format!("    pub fn f() {{\n{body}}}\n");
+    assert_eq!(long_functions(&text), vec![(1, None)]);
+    assert!(long_functions("const fn f() -> u8 {\n    1\n}\n").is_empty());
 }
 
 /// A position built through the library with overlapping men, a man off the

@@ -1,7 +1,7 @@
 //! A database folder opened for probing: sector files mapped lazily, values
 //! looked up by position. `Send + Sync`, so one instance serves many threads.
 //! The answers built on values (moves with their values, lines of play) are
-//! in [`super::probe`].
+//! in `probe.rs`.
 
 use std::collections::HashMap;
 use std::fs;

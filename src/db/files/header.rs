@@ -34,7 +34,7 @@
 use std::path::Path;
 
 use super::mapped::{u32_le, u64_le};
-use super::packed::{PREDICTOR_RECORD_LEN, WINS_RECORD_LEN};
+use super::predictor::MODEL_LEN;
 use crate::db::error::{FileError, FileKind};
 use crate::index::SectorKey;
 use crate::rules::Variant;
@@ -53,6 +53,10 @@ pub use super::mapped::BLOCK_CHECKSUM_LEN;
 pub const HEADER_LEN: usize = 128;
 pub const ENCODING_BYTE_PLIES: u32 = 1;
 pub const OVERFLOW_ENTRY_LEN: usize = 12;
+/// Bytes of a losses file's record of its wins (see `packed.rs`).
+pub const WINS_RECORD_LEN: usize = 16;
+/// Bytes of a predicted loss-bits file's record of its losses and model.
+pub const PREDICTOR_RECORD_LEN: usize = 8 + MODEL_LEN;
 
 /// The header of a sector file.
 #[derive(Clone, Debug, PartialEq, Eq)]

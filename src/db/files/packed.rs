@@ -53,7 +53,9 @@ use std::sync::{Arc, Mutex};
 
 use memmap2::Mmap;
 
-use super::header::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN};
+use super::header::{
+    HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, PREDICTOR_RECORD_LEN, WINS_RECORD_LEN,
+};
 use super::mapped::u64_le;
 use super::predictor::{MODEL_LEN, Model};
 use crate::db::error::FileError;
@@ -159,10 +161,6 @@ impl Packing {
 
 /// The byte of a losses file for a position not lost.
 pub const NOT_LOST: u8 = 255;
-/// Bytes of a losses file's record of its wins.
-pub const WINS_RECORD_LEN: usize = 16;
-/// Bytes of a predicted loss-bits file's record of its losses and model.
-pub const PREDICTOR_RECORD_LEN: usize = 8 + MODEL_LEN;
 /// A sector's wins and its longest, as a losses file records them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Wins {
