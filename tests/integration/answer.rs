@@ -437,6 +437,9 @@ fn naive_category(under_rule: i8, without: i8) -> Category {
     }
 }
 
+/// A category found, at its counter, for the position named.
+type Found = (Category, u8, String);
+
 /// Every position of `sectors` at every counter: the category of the
 /// answer of the folder under the rule, given the folder without it, equals
 /// the naive solvers'; without that folder a fresh draw reads `draw`.
@@ -462,7 +465,7 @@ fn compare_categories(
     let (mut seen, mut cursed_fresh) = (HashSet::new(), Vec::new());
     for &(a, ha, b, hb) in sectors {
         let index = SectorIndex::of(variant.board, a, b);
-        let found: Result<Vec<Vec<(Category, u8, String)>>, String> = (0..index.size())
+        let found: Result<Vec<Vec<Found>>, String> = (0..index.size())
             .into_par_iter()
             .map(|i| {
                 let pos = index.position(i, ha, hb);

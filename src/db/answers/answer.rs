@@ -14,8 +14,7 @@ use crate::rules::{Board, Move, Outcome, Position};
 
 /// What a folder holds, the one thing a caller matches on where the kind
 /// of folder matters (raw or packed, the files read alike).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case", tag = "values")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FolderValues {
     /// Wins and losses with their plies to the end, and draws.
     Distances,
@@ -176,17 +175,17 @@ impl Stored {
     }
 
     fn rule_fields(self) -> Option<RuleFields> {
-        let Stored::Clock { fresh, n, .. } = self else {
+        let Stored::Clock {
+            fresh, n, plain, ..
+        } = self
+        else {
             return None;
         };
         let fresh_category = Stored::Clock {
             fresh,
             counter: 0,
             n,
-            plain: match self {
-                Stored::Clock { plain, .. } => plain,
-                _ => None,
-            },
+            plain,
         }
         .category();
         Some(RuleFields {

@@ -61,6 +61,12 @@ impl Tablebase {
     /// As [`Tablebase::stored_value`], for the position or a child.
     pub fn answer(&self, pos: &Position, counter: u8) -> Result<Answer, ProbeError> {
         let mut answer = self.answer_value(pos, counter)?;
+        answer.moves = Some(self.moves_best_first(pos, counter)?);
+        Ok(answer)
+    }
+
+    /// Every legal move of `pos` with its value, best first.
+    fn moves_best_first(&self, pos: &Position, counter: u8) -> Result<Vec<MoveAnswer>, ProbeError> {
         let mut moves = self.each_move(pos, |play, child| {
             let (mill, value) = self.move_value(play, child, counter)?;
             Ok(MoveAnswer::new(
@@ -72,8 +78,7 @@ impl Tablebase {
             ))
         })?;
         best_first(&mut moves);
-        answer.moves = Some(moves);
-        Ok(answer)
+        Ok(moves)
     }
 
     /// [`Tablebase::answer`] without the moves.
@@ -133,8 +138,8 @@ impl Tablebase {
             if moves.len() >= limit {
                 break LineEnd::Limit;
             }
-            let best = self.answer(&pos, counter)?.moves.unwrap_or_default();
-            let best = &best[0];
+            let choices = self.moves_best_first(&pos, counter)?;
+            let best = &choices[0];
             moves.push(best.play);
             pos = best.position;
             counter = if best.mill { 0 } else { counter + 1 };
