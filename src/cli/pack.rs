@@ -1,7 +1,7 @@
 //! `pack`: a packed copy of a solved folder (format 3: zstd blocks), every
 //! value or win/draw/loss only, the losses or plain, with the size of each
 //! sector and of all. Resumable: sectors already packed (their file opens
-//! as the packing asked for and passes its header's checks) are kept.
+//! as the encoding asked for and passes its header's checks) are kept.
 
 use std::io::Write;
 use std::path::Path;
@@ -13,7 +13,7 @@ use morris::Tablebase;
 
 use super::PackHow;
 use morris::db::{
-    PACKED_BLOCK_BYTES_BITS, Packing, SectorFile, file_name, folder_storage, index_file_name,
+    Encoding, PACKED_BLOCK_BYTES_BITS, SectorFile, file_name, folder_storage, index_file_name,
     same_values, sector_files, write_packed_in_blocks,
 };
 
@@ -22,8 +22,8 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
     let block_bytes_bits = how.block_bytes.trailing_zeros();
     let started = Instant::now();
     let variant = source.variant();
-    let packing = Packing::new(variant, wdl_only, plain);
-    if packing.wdl_only() && variant.n_move.is_some() {
+    let encoding = Encoding::packed(variant, wdl_only, plain);
+    if encoding.wdl_only() && variant.n_move.is_some() {
         bail!(
             "{} holds values under the move-count rule: a value there depends on its plies to the next mill, so it cannot be packed win/draw/loss only (pack it without --wdl)",
             source.dir().display()
@@ -35,7 +35,7 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
             source.dir().display()
         );
     }
-    let packed = Tablebase::create_packed(target, variant, packing)?;
+    let packed = Tablebase::create_packed(target, variant, encoding)?;
     let sectors = sector_files(source.dir())?;
     writeln!(
         out,
@@ -46,12 +46,14 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
     for &sector in &sectors {
         let raw = source.sector(sector)?;
         let path = target.join(file_name(sector));
-        let block_bits = packing.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS;
+        let block_bits = encoding.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS;
         let done = SectorFile::open(&path, false).is_ok_and(|f| {
-            f.is_packed() && Packing::of(&f.header) == packing && f.header.block_bits == block_bits
+            f.is_packed()
+                && f.header.encoding().as_requested() == encoding
+                && f.header.block_bits() == block_bits
         });
         if !done {
-            write_packed_in_blocks(target, &raw, packing, variant, block_bytes_bits)?;
+            write_packed_in_blocks(target, &raw, encoding, variant, block_bytes_bits)?;
             // Lossless, checked: every value read back equals the raw one.
             same_values(&raw, &SectorFile::open(&path, false)?, variant)?;
         }
@@ -63,7 +65,7 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
         }
         let raw_bytes = std::fs::metadata(raw.path())?.len();
         let packed_bytes = std::fs::metadata(&path)?.len();
-        let n = raw.header.positions;
+        let n = raw.header.positions();
         writeln!(
             out,
             "{:<10} {n:>13} {raw_bytes:>13} {packed_bytes:>13} {:>8.3}",

@@ -9,7 +9,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::note;
-use morris::db::Header;
+use morris::db::raw_file_len;
 use morris::index::{SectorGraph, SectorIndex, SectorKey, binomial};
 use morris::solve::{SolveEvent, UnitEvent};
 use morris::{Position, Selection, SolveOptions, Tablebase, Variant};
@@ -32,9 +32,7 @@ pub fn sectors(out: &mut dyn Write, variant: &'static Variant, max_men: Option<u
         let n = variant.board.len();
         let raw = binomial(n, a) * binomial(n - a, b);
         let size = SectorIndex::count(variant.board, a, b);
-        let bytes = Header::new(variant, *s, size)
-            .file_len()
-            .unwrap_or(u64::MAX);
+        let bytes = raw_file_len(variant, *s, size);
         let successors: Vec<String> = graph.successors(*s).iter().map(|t| t.to_string()).collect();
         writeln!(
             out,

@@ -46,14 +46,15 @@ pub enum FileError {
     #[error("{} is not a morris {kind} file (bad magic)", path.display())]
     Magic { path: PathBuf, kind: FileKind },
     #[error(
-        "{} is a {kind} file of format version {found}; this program reads version {supported}",
-        path.display()
+        "{} is a {kind} file of format version {found}; this program reads {}",
+        path.display(),
+        versions_read(supported)
     )]
     Version {
         path: PathBuf,
         kind: FileKind,
         found: u32,
-        supported: u32,
+        supported: &'static [u32],
     },
     #[error(
         "{} is truncated or has extra bytes: {found} bytes where its header implies {expected}",
@@ -297,5 +298,17 @@ fn rule_mismatch(dir: &std::path::Path, has_rule: bool) -> String {
         )
     } else {
         format!("{} holds values without the move-count rule", dir.display())
+    }
+}
+
+/// "version 2" or "versions 2 and 3".
+fn versions_read(versions: &[u32]) -> String {
+    match versions {
+        [one] => format!("version {one}"),
+        [rest @ .., last] => {
+            let rest: Vec<String> = rest.iter().map(u32::to_string).collect();
+            format!("versions {} and {last}", rest.join(", "))
+        }
+        [] => "no version".to_string(),
     }
 }

@@ -18,14 +18,41 @@ pub use answers::tablebase::Tablebase;
 pub use answers::thread_sectors::thread_slot;
 pub use clock_value::ClockValue;
 pub use error::{ErrorKind, FileError, FileKind, JobSize, ProbeError, SOLVE_RATE_TWO_CORES};
+pub use files::encoding::Encoding;
 pub(crate) use files::folder::remove_stale_temp_files;
 pub use files::folder::{MANIFEST, Storage, folder_storage, folder_variant, sector_files};
-pub use files::header::{HEADER_LEN, Header};
+pub use files::header::Header;
 pub use files::index_file::{StoredIndex, index_file_name, is_current_index, write_stored_index};
-pub use files::pack_write::{
-    same_values, write_packed, write_packed_choosing, write_packed_in_blocks,
-};
-pub use files::packed::{PACKED_BLOCK_BYTES_BITS, Packing, SMALLEST_BLOCK_BYTES_BITS, Wins};
+pub use files::pack_write::{same_values, write_packed, write_packed_in_blocks};
+pub use files::packed::{PACKED_BLOCK_BYTES_BITS, SMALLEST_BLOCK_BYTES_BITS, Wins};
 pub use files::predictor;
-pub use files::sector_file::{SectorFile, file_name, write_sector};
-pub use value::{DRAW_BYTE, ESCAPE_BYTE, Fold, LossMark, Value, Wdl};
+pub(crate) use files::sector_file::write_sector;
+pub use files::sector_file::{SectorFile, file_name, raw_file_len};
+pub(crate) use value::ESCAPE_BYTE;
+pub use value::{Fold, LossMark, Value, Wdl};
+
+/// What the tests and the measurement programs use to write files by hand
+/// (planted faults, files of other block sizes) and to read their bytes:
+/// not part of the library's API, built only with the `internals` feature
+/// (which the crate's own tests and benches turn on).
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod internals {
+    pub use super::files::header::{HEADER_LEN, Header};
+    pub use super::files::pack_write::write_packed_choosing;
+    pub use super::files::sector_file::write_sector;
+    pub use super::value::{DRAW_BYTE, ESCAPE_BYTE};
+    use crate::index::SectorKey;
+    use crate::rules::Variant;
+
+    /// The header of a new raw file of `positions` values of `sector`.
+    pub fn header(variant: &Variant, sector: SectorKey, positions: u64) -> Header {
+        Header::new(variant, sector, positions)
+    }
+
+    /// `header` with another block size (log2 of the values per block).
+    pub fn with_block_bits(mut header: Header, block_bits: u32) -> Header {
+        header.block_bits = block_bits;
+        header
+    }
+}

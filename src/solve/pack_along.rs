@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use super::error::SolveError;
 use crate::db::{
-    FileError, Packing, SectorFile, Tablebase, file_name, index_file_name, remove_stale_temp_files,
-    same_values, write_packed,
+    Encoding, FileError, SectorFile, Tablebase, file_name, index_file_name,
+    remove_stale_temp_files, same_values, write_packed,
 };
 use crate::index::{SectorGraph, SectorKey};
 
@@ -21,7 +21,7 @@ pub(super) struct PackAlong<'a> {
     raw: &'a Tablebase,
     packed: Tablebase,
     /// What the packed files keep (what `morris pack` writes).
-    packing: Packing,
+    encoding: Encoding,
     /// Per sector, the sectors whose moves lead into it.
     readers: HashMap<SectorKey, Vec<SectorKey>>,
     /// The most bytes both folders held after a unit.
@@ -36,8 +36,8 @@ impl<'a> PackAlong<'a> {
         dir: &Path,
         graph: &SectorGraph,
     ) -> Result<Self, SolveError> {
-        let packing = Packing::new(raw.variant(), false, false);
-        let packed = Tablebase::create_packed(dir, raw.variant(), packing)?;
+        let encoding = Encoding::packed(raw.variant(), false, false);
+        let packed = Tablebase::create_packed(dir, raw.variant(), encoding)?;
         remove_stale_temp_files(dir, &[]);
         let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
         for s in graph.sectors() {
@@ -48,7 +48,7 @@ impl<'a> PackAlong<'a> {
         Ok(PackAlong {
             raw,
             packed,
-            packing,
+            encoding,
             readers,
             peak_disk: 0,
         })
@@ -91,9 +91,9 @@ impl<'a> PackAlong<'a> {
         let raw = self.raw.sector(sector)?;
         let path = self.packed.dir().join(file_name(sector));
         let kept = SectorFile::open(&path, false)
-            .is_ok_and(|f| Packing::of(&f.header) == self.packing && f.verify_checksum().is_ok());
+            .is_ok_and(|f| f.header.encoding == self.encoding && f.verify_checksum().is_ok());
         if !kept {
-            write_packed(self.packed.dir(), &raw, self.packing, self.raw.variant())?;
+            write_packed(self.packed.dir(), &raw, self.encoding, self.raw.variant())?;
         }
         same_values(&raw, &SectorFile::open(&path, false)?, self.raw.variant())?;
         let index = index_file_name(sector.us_board, sector.them_board);

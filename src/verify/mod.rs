@@ -125,7 +125,7 @@ pub fn verify_sector(
     limit: usize,
 ) -> Result<Checked, ProbeError> {
     tablebase.verify_index(sector)?;
-    if tablebase.sector(sector)?.header.losses_only {
+    if tablebase.sector(sector)?.header.encoding.losses_only() {
         // Values found by a search: checked the simple way, one ply deeper.
         tablebase.verify_checksum(sector)?;
         let sample = match check {

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use morris::db::{Header, write_sector};
+use morris::db::internals::{header as new_header, write_sector};
 use morris::index::SectorKey;
 use morris::{Bitboard, Color, Position, ProbeError, Selection, Tablebase, Variant};
 use proptest::prelude::*;
@@ -258,10 +258,10 @@ fn overflow_distances_out_of_range_are_errors() {
     ] {
         std::fs::remove_file(dir.path().join("3-3.mdb")).unwrap();
         let mut values = vec![255u8; index.size() as usize];
-        values[5] = morris::db::ESCAPE_BYTE;
+        values[5] = morris::db::internals::ESCAPE_BYTE;
         write_sector(
             dir.path(),
-            Header::new(six, key, index.size()),
+            new_header(six, key, index.size()),
             |sink| sink(&values),
             &[(5, plies)],
         )

@@ -364,7 +364,8 @@ mod command_line {
     /// caught by the check under the rule.
     #[test]
     fn a_planted_value_is_caught_under_the_rule() {
-        use morris::db::{Header, SectorFile, write_sector};
+        use morris::db::SectorFile;
+        use morris::db::internals::{header as new_header, write_sector};
         use morris::{SectorKey, Tablebase, Variant};
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().to_str().unwrap();
@@ -391,7 +392,7 @@ mod command_line {
         std::fs::remove_file(dir.path().join("4-4.mdb")).unwrap();
         write_sector(
             dir.path(),
-            Header::new(variant, sector, bytes.len() as u64),
+            new_header(variant, sector, bytes.len() as u64),
             |sink| sink(&bytes),
             &[],
         )
@@ -411,7 +412,7 @@ mod command_line {
 /// made a draw planted in 4-4 (checksums recomputed): both find each.
 #[test]
 fn the_fast_check_under_the_rule_equals_the_simple_one() {
-    use morris::db::{Header, write_sector};
+    use morris::db::internals::{header as new_header, write_sector};
     use morris::verify::{Check, verify_sector};
     let variant = v("six");
     let dir = tempfile::tempdir().unwrap();
@@ -431,7 +432,7 @@ fn the_fast_check_under_the_rule_equals_the_simple_one() {
     }
     drop(tb);
     std::fs::remove_file(dir.path().join("4-4.mdb")).unwrap();
-    let header = Header::new(ruled, sector, bytes.len() as u64);
+    let header = new_header(ruled, sector, bytes.len() as u64);
     write_sector(dir.path(), header, |sink| sink(&bytes), &[]).unwrap();
     let tb = Tablebase::open(dir.path(), ruled).unwrap();
     for sector in SectorGraph::reachable(variant).sectors() {
@@ -468,7 +469,7 @@ fn a_folder_under_the_rule_packs_losslessly() {
     for sector in morris::db::sector_files(&raw).unwrap() {
         let (a, b) = (tb.sector(sector).unwrap(), copy.sector(sector).unwrap());
         assert!(b.is_packed());
-        for i in 0..a.header.positions {
+        for i in 0..a.header.positions() {
             assert_eq!(a.clock_value(i, 20).unwrap(), b.clock_value(i, 20).unwrap());
         }
     }

@@ -3,18 +3,18 @@
 
 use std::path::Path;
 
+use morris::db::internals::write_packed_choosing;
 use morris::db::{
-    LossMark, PACKED_BLOCK_BYTES_BITS, Packing, SectorFile, same_values, sector_files,
-    write_packed_choosing,
+    Encoding, LossMark, PACKED_BLOCK_BYTES_BITS, SectorFile, same_values, sector_files,
 };
 use morris::index::SectorIndex;
 use morris::{Selection, Tablebase, Value, Variant, Wdl};
 
-const PACKINGS: [Packing; 4] = [
-    Packing::Losses,
-    Packing::LossBits,
-    Packing::Plain,
-    Packing::PlainWdl,
+const PACKINGS: [Encoding; 4] = [
+    Encoding::PackedLosses,
+    Encoding::PackedLossBits,
+    Encoding::PackedPlies,
+    Encoding::PackedWdl,
 ];
 
 use crate::solver::solve_into;
@@ -76,7 +76,7 @@ fn packed_folders_hold_the_same_values() {
             let fa = a.sector(sector).unwrap();
             let files = [&b, &c, &d, &e].map(|t| t.sector(sector).unwrap());
             for (f, packing) in files.iter().zip(PACKINGS) {
-                assert!(f.is_packed() && Packing::of(&f.header) == packing);
+                assert!(f.is_packed() && f.header.encoding().as_requested() == packing);
                 f.verify_checksum().unwrap();
             }
             let [fb, fc, fd, fe] = files;
@@ -85,8 +85,8 @@ fn packed_folders_hold_the_same_values() {
                 sector.us_board as usize,
                 sector.them_board as usize,
             );
-            predicted += usize::from(fc.header.predicted);
-            for i in 0..fa.header.positions {
+            predicted += usize::from(fc.header.encoding().predicted());
+            for i in 0..fa.header.positions() {
                 let value = fa.value(i).unwrap();
                 let lost = match value {
                     Value::Loss(n) => LossMark::Lost(Some(n)),
@@ -301,10 +301,10 @@ fn damaged_packed_files_never_give_a_wrong_value() {
     let index = SectorIndex::of(six.board, 4, 4);
     let codings = PACKINGS.map(|p| (p, false, PACKED_BLOCK_BYTES_BITS));
     let more = [
-        (Packing::LossBits, true, PACKED_BLOCK_BYTES_BITS),
+        (Encoding::PackedLossBits, true, PACKED_BLOCK_BYTES_BITS),
         // Small blocks, one of equal bytes among them.
-        (Packing::PlainWdl, false, 8),
-        (Packing::Losses, false, 9),
+        (Encoding::PackedWdl, false, 8),
+        (Encoding::PackedLosses, false, 9),
     ];
     for (packing, predicted, block_bytes_bits) in codings.into_iter().chain(more) {
         let name = format!(
@@ -325,7 +325,11 @@ fn damaged_packed_files_never_give_a_wrong_value() {
         )
         .unwrap();
         assert_eq!(
-            SectorFile::open(&path, false).unwrap().header.predicted,
+            SectorFile::open(&path, false)
+                .unwrap()
+                .header
+                .encoding()
+                .predicted(),
             predicted
         );
         let original = std::fs::read(&path).unwrap();
@@ -346,7 +350,7 @@ fn damaged_packed_files_never_give_a_wrong_value() {
         // record among them), then bytes spread over the blocks.
         let records = 24 + if predicted { 72 } else { 0 };
         let block_bits = packing.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS;
-        let table_end = 128 + 16 * source.header.positions.div_ceil(1 << block_bits) + records;
+        let table_end = 128 + 16 * source.header.positions().div_ceil(1 << block_bits) + records;
         let spread = (0..original.len()).step_by((original.len() / 150).max(1));
         for at in (0..table_end as usize).chain(spread) {
             let mut flipped = original.clone();
@@ -485,21 +489,21 @@ fn predicted_loss_bits_read_back_every_value() {
         let dir = tempfile::tempdir().unwrap();
         let (raw, bits) = (dir.path().join("raw"), dir.path().join("bits"));
         solve_into(&raw, variant, Selection::MaxMen(men));
-        Tablebase::create_packed(&bits, variant, Packing::LossBits).unwrap();
+        Tablebase::create_packed(&bits, variant, Encoding::PackedLossBits).unwrap();
         let a = Tablebase::open(&raw, variant).unwrap();
         for sector in sector_files(&raw).unwrap() {
             let source = a.sector(sector).unwrap();
             let path = write_packed_choosing(
                 &bits,
                 &source,
-                Packing::LossBits,
+                Encoding::PackedLossBits,
                 variant,
                 Some(true),
                 PACKED_BLOCK_BYTES_BITS,
             )
             .unwrap();
             let file = SectorFile::open(&path, false).unwrap();
-            assert!(file.header.predicted && file.predictor().is_some());
+            assert!(file.header.encoding().predicted() && file.predictor().is_some());
             same_values(&source, &file, variant).unwrap();
         }
         let b = Tablebase::open_folder(&bits).unwrap();
@@ -576,14 +580,14 @@ fn small_blocks_hold_the_same_values() {
             let bytes: u32 = flags.last().unwrap().parse().unwrap();
             for sector in sector_files(&raw).unwrap() {
                 let (fa, fb) = (a.sector(sector).unwrap(), b.sector(sector).unwrap());
-                assert_eq!(Packing::of(&fb.header), packing);
+                assert_eq!(fb.header.encoding().as_requested(), packing);
                 assert_eq!(
-                    fb.header.block_bits,
+                    fb.header.block_bits(),
                     packing.block_bits() + bytes.trailing_zeros() - PACKED_BLOCK_BYTES_BITS
                 );
                 fb.verify_checksum().unwrap();
                 same_values(&fa, &fb, variant).unwrap();
-                if fb.header.dictionary.0 > 0 {
+                if fb.header.dictionary_len() > 0 {
                     with_dictionary.push((packing, packed.join(morris::db::file_name(sector))));
                 }
                 let index = SectorIndex::of(
@@ -607,16 +611,16 @@ fn small_blocks_hold_the_same_values() {
         }
         // Standard's larger sectors (3-5, 5-3) get dictionaries, in
         // several packings.
-        let mut packings: Vec<Packing> = with_dictionary.iter().map(|(p, _)| *p).collect();
+        let mut packings: Vec<Encoding> = with_dictionary.iter().map(|(p, _)| *p).collect();
         packings.dedup();
         assert!(packings.len() >= 2, "dictionaries in {packings:?}");
         for (_, path) in &with_dictionary {
             let original = std::fs::read(path).unwrap();
             let file = SectorFile::open(path, false).unwrap();
-            let len = file.header.dictionary.0 as usize;
+            let len = file.header.dictionary_len() as usize;
             let start = original.len()
-                - file.header.packed_bytes.unwrap() as usize
-                - 12 * file.header.overflow_entries as usize
+                - file.header.packed_bytes() as usize
+                - 12 * file.header.overflow_entries() as usize
                 - len;
             for at in [start, start + len / 2, start + len - 1] {
                 let mut flipped = original.clone();

@@ -367,14 +367,13 @@ fn files_with_larger_blocks_still_read() {
         positions.iter().map(|p| tb.value(p).unwrap()).collect()
     };
     let original = morris::db::SectorFile::open(&file, false).unwrap();
-    assert_eq!(original.header.block_bits, 12);
-    assert_eq!(original.header.overflow_entries, 0);
+    assert_eq!(original.header.block_bits(), 12);
+    assert_eq!(original.header.overflow_entries(), 0);
     let values = original.bytes().unwrap().to_vec();
-    let mut header = original.header.clone();
-    header.block_bits = 16;
+    let header = morris::db::internals::with_block_bits(original.header.clone(), 16);
     drop(original);
     std::fs::remove_file(&file).unwrap();
-    morris::db::write_sector(dir.path(), header, |sink| sink(&values), &[]).unwrap();
+    morris::db::internals::write_sector(dir.path(), header, |sink| sink(&values), &[]).unwrap();
     let tb = Tablebase::open(dir.path(), six()).unwrap();
     let got: Vec<Value> = positions.iter().map(|p| tb.value(p).unwrap()).collect();
     assert_eq!(got, expected);

@@ -148,7 +148,7 @@ fn standard_3_3_reproduces_gasser() {
     let tb = Tablebase::open(dir.path(), variant).unwrap();
     let file = tb.sector(SectorKey::movement(3, 3)).unwrap();
     let (mut wins, mut losses, mut draws, mut longest_loss) = (0, 0, 0, 0);
-    for i in 0..file.header.positions {
+    for i in 0..file.header.positions() {
         match file.value(i).unwrap() {
             Value::Win(_) => wins += 1,
             Value::Loss(n) => {
@@ -310,9 +310,9 @@ fn a_folder_of_another_variant_is_refused() {
 #[test]
 fn distances_too_long_for_a_byte_are_read_from_the_overflow_table() {
     let dir = tempfile::tempdir().unwrap();
-    let header = morris::db::Header::new(Variant::standard(), SectorKey::movement(3, 3), 4);
+    let header = morris::db::internals::header(Variant::standard(), SectorKey::movement(3, 3), 4);
     let body = [1u8, 254, 255, 254];
-    let path = morris::db::write_sector(
+    let path = morris::db::internals::write_sector(
         dir.path(),
         header,
         |sink| sink(&body),

@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use morris::db::{SectorFile, Value, sector_files, write_sector};
+use morris::db::internals::write_sector;
+use morris::db::{SectorFile, Value, sector_files};
 use morris::index::SectorKey;
 use morris::verify::{Check, Checked, verify_sector};
 use morris::{Selection, Tablebase, Variant};

@@ -74,10 +74,10 @@ impl Tablebase {
             }
         })
         .map_err(|source| self.damaged(sector, None, source))?;
-        if file.header.losses_only {
+        if file.header.encoding.losses_only() {
             return self.losses_stats(stats, &file, &counts);
         }
-        if file.header.wdl_only {
+        if file.header.encoding.wdl_only() {
             // Codes, no plies: the longest stay 0.
             if counts[3..].iter().any(|&n| n > 0) {
                 let problem = "it holds a code that is no value".to_string();
@@ -151,7 +151,7 @@ impl Tablebase {
             .wins()
             .map_err(|source| self.damaged(sector, None, source))?
             .ok_or_else(|| damaged("it has no record of its wins"))?;
-        if file.header.wdl_only {
+        if file.header.encoding.wdl_only() {
             if counts[2..].iter().any(|&n| n > 0) {
                 return Err(damaged("it holds a code that is no loss mark"));
             }

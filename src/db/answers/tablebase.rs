@@ -11,13 +11,13 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use super::thread_sectors::{THREAD_SECTORS, ThreadSectors, thread_slot};
 use crate::db::clock_value::ClockValue;
 use crate::db::error::{FileError, JobSize, ProbeError};
+use crate::db::files::encoding::Encoding;
 use crate::db::files::folder::{
     Storage, folder_storage, folder_variant, has_sector_files, write_manifest,
 };
 use crate::db::files::header::Header;
 use crate::db::files::index_file::{StoredIndex, first_checksum_at, index_file_name};
 use crate::db::files::mapped::read_ahead;
-use crate::db::files::packed::Packing;
 use crate::db::files::sector_file::{SectorFile, file_name};
 use crate::db::value::{LossMark, Value, Wdl};
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
@@ -149,13 +149,9 @@ impl Tablebase {
     pub fn create_packed(
         dir: &Path,
         variant: &'static Variant,
-        packing: Packing,
+        encoding: Encoding,
     ) -> Result<Tablebase, ProbeError> {
-        let storage = match packing {
-            Packing::Losses | Packing::Plain => Storage::Packed,
-            Packing::LossBits | Packing::PlainWdl => Storage::PackedWdl,
-        };
-        prepare_folder(dir, variant, storage)?;
+        prepare_folder(dir, variant, encoding.storage())?;
         Tablebase::open(dir, variant)
     }
 
@@ -441,9 +437,10 @@ impl Tablebase {
             .map_err(|source| self.damaged(sector, None, source))?;
         let h = &file.header;
         if h.fingerprint == self.variant.fingerprint()
-            && (h.mill_clock != self.variant.n_move.is_some() || h.wdl_only != self.wdl_only)
+            && (h.encoding.mill_clock() != self.variant.n_move.is_some()
+                || h.encoding.wdl_only() != self.wdl_only)
         {
-            let problem = if h.wdl_only != self.wdl_only {
+            let problem = if h.encoding.wdl_only() != self.wdl_only {
                 "its header's value encoding disagrees with its folder's kind (win/draw/loss only or not)"
             } else {
                 "its header's value encoding disagrees with its rules' move-count rule"
@@ -573,7 +570,7 @@ impl Tablebase {
         let found = self.with_located(pos, |located| match located {
             Located::Over(Outcome::Drawn) => Ok(Some(Wdl::Draw)),
             Located::Over(_) => Ok(Some(Wdl::Loss)),
-            Located::At(sector, file, index) if file.header.losses_only => {
+            Located::At(sector, file, index) if file.header.encoding.losses_only() => {
                 match self.mark_at(sector, file, index, pos)? {
                     LossMark::Lost(_) => Ok(Some(Wdl::Loss)),
                     LossMark::NotLost => Ok(None),
@@ -678,7 +675,7 @@ impl Tablebase {
         let found = self.with_located(pos, |located| match located {
             Located::Over(Outcome::Drawn) => Ok(Some(Value::Draw)),
             Located::Over(_) => Ok(Some(Value::Loss(0))),
-            Located::At(sector, file, index) if file.header.losses_only => {
+            Located::At(sector, file, index) if file.header.encoding.losses_only() => {
                 match self.mark_at(sector, file, index, pos)? {
                     LossMark::Lost(Some(n)) => Ok(Some(Value::Loss(n))),
                     LossMark::Lost(None) => Err(ProbeError::WdlOnly {

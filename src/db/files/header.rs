@@ -6,16 +6,13 @@
 //! ```text
 //! offset size  field
 //!      0    8  magic "MORRISDB"
-//!      8    4  format version (2)
+//!      8    4  format version (2 raw, 3 packed)
 //!     12    4  header length in bytes (128)
 //!     16    8  variant fingerprint (Variant::fingerprint)
 //!     24    4  sector: us on board, us in hand, them on board, them in hand
-//!     28    4  value encoding (1: byte = plies, odd win / even loss, 254 escape, 255 draw;
-//!              3: under the move-count rule, byte = 2d - 1 for a win and 2d for a loss
-//!              with d plies to the next mill, 255 draw; 2 and 4: the same, packed;
-//!              5: packed win/draw/loss only, two bits a value; 6: packed losses with
-//!              plies, byte = plies of a loss, 254 escape, 255 not lost; 7: packed losses
-//!              only, one bit a value, 1 lost; 8: as 7, the bit XOR a predictor's guess)
+//!     28    4  value encoding (`Encoding::code` in encoding.rs: 1 raw plies, 3 raw
+//!              plies to the next mill under the move-count rule; packed: 2, 4, 5, 6,
+//!              7, 8)
 //!     32    8  positions N (index size)
 //!     40    8  overflow entries E
 //!     48    8  xxh3-64 of everything after the header
@@ -33,120 +30,56 @@
 
 use std::path::Path;
 
+use super::encoding::{Encoding, PACKED_VERSION, VERSIONS_READ};
 use super::mapped::{u32_le, u64_le};
 use super::predictor::MODEL_LEN;
 use crate::db::error::{FileError, FileKind};
 use crate::index::SectorKey;
 use crate::rules::Variant;
 
-pub const MAGIC: &[u8; 8] = b"MORRISDB";
-pub const FORMAT_VERSION: u32 = 2;
+pub(crate) const MAGIC: &[u8; 8] = b"MORRISDB";
 /// Values per checksummed block, as a power of two, in the files this
 /// program writes: a page, so that a cold probe reads one page of values.
 /// Files of 64 KiB blocks (the first version-2 files) are read as well.
-pub const BLOCK_BITS: u32 = 12;
+pub(crate) const BLOCK_BITS: u32 = 12;
 const BLOCK_BITS_READ: std::ops::RangeInclusive<u32> = 12..=24;
 /// Positions per compressed block of a packed file, as a power of two: from
 /// 256 bytes of bits (2,048 positions) up.
 const PACKED_BLOCK_BITS_READ: std::ops::RangeInclusive<u32> = 8..=24;
 pub use super::mapped::BLOCK_CHECKSUM_LEN;
 pub const HEADER_LEN: usize = 128;
-pub const ENCODING_BYTE_PLIES: u32 = 1;
-pub const OVERFLOW_ENTRY_LEN: usize = 12;
+pub(crate) const OVERFLOW_ENTRY_LEN: usize = 12;
 /// Bytes of a losses file's record of its wins (see `packed.rs`).
-pub const WINS_RECORD_LEN: usize = 16;
+pub(crate) const WINS_RECORD_LEN: usize = 16;
 /// Bytes of a predicted loss-bits file's record of its losses and model.
-pub const PREDICTOR_RECORD_LEN: usize = 8 + MODEL_LEN;
+pub(crate) const PREDICTOR_RECORD_LEN: usize = 8 + MODEL_LEN;
 
 /// The header of a sector file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
-    pub fingerprint: u64,
-    pub sector: SectorKey,
-    pub positions: u64,
-    pub overflow_entries: u64,
-    pub checksum: u64,
-    pub overflow_checksum: u64,
-    pub variant: String,
+    pub(crate) fingerprint: u64,
+    pub(crate) sector: SectorKey,
+    pub(crate) positions: u64,
+    pub(crate) overflow_entries: u64,
+    pub(crate) checksum: u64,
+    pub(crate) overflow_checksum: u64,
+    pub(crate) variant: String,
     /// log2 of the values per checksummed block (raw) or per compressed
     /// block (packed).
-    pub block_bits: u32,
-    /// For a packed file (format version 3): the bytes of its compressed
-    /// blocks. `None` for a raw file (version 2).
-    pub packed_bytes: Option<u64>,
-    /// The values are under the move-count rule: plies to the next mill
-    /// (`ClockValue` bytes), not to the end.
-    pub mill_clock: bool,
-    /// Packed win/draw/loss only: two-bit codes ([`Wdl`](crate::db::Wdl)), four to
-    /// a byte, no distances; with `losses_only`, one bit per position.
-    pub wdl_only: bool,
-    /// Packed losses only: which positions are lost for their side to move
-    /// (with their plies unless `wdl_only`). A win or draw follows from the
-    /// children's losses by a one-ply search (see `packed.rs`).
-    pub losses_only: bool,
-    /// A loss-bits file whose bits are "lost" XOR the guess of the model it
-    /// stores (value encoding 8, see `predictor.rs`).
-    pub predicted: bool,
+    pub(crate) block_bits: u32,
+    /// How the values are kept: raw or packed, and what of them.
+    pub(crate) encoding: Encoding,
+    /// For a packed file: the bytes of its compressed blocks (0 for a raw
+    /// file).
+    pub(crate) packed_bytes: u64,
     /// A packed file whose blocks are compressed with a zstd dictionary it
     /// stores: its length in bytes (0: none) and the low 32 bits of its
     /// xxh3-64, checked when the file is opened.
-    pub dictionary: (u32, u32),
-}
-
-/// Format version of packed sector files (see `packed.rs`).
-pub const PACKED_VERSION: u32 = 3;
-/// Value encoding of packed files: the bytes of encoding 1, in blocks
-/// compressed with zstd.
-pub const ENCODING_PACKED_ZSTD: u32 = 2;
-/// Value encodings under the move-count rule: raw, and packed as 2 is.
-pub const ENCODING_MILL_CLOCK: u32 = 3;
-pub const ENCODING_MILL_CLOCK_PACKED: u32 = 4;
-/// Value encoding of packed win/draw/loss-only files: two-bit codes (0 loss,
-/// 1 draw, 2 win), four to a byte from the low bits up, in blocks compressed
-/// with zstd.
-pub const ENCODING_PACKED_WDL: u32 = 5;
-/// Value encodings of packed losses-only files: the plies of each lost
-/// position (a byte as in encoding 1, 255 for a position not lost), and one
-/// bit per position (1: lost), eight to a byte from the low bit up.
-pub const ENCODING_PACKED_LOSSES: u32 = 6;
-pub const ENCODING_PACKED_LOSS_BITS: u32 = 7;
-/// Value encoding of predicted loss-bits files: each bit is "lost" XOR the
-/// guess of the file's model (`predictor.rs`).
-pub const ENCODING_PACKED_PREDICTED_LOSS_BITS: u32 = 8;
-
-/// The kinds of value a file can hold: (`mill_clock`, `wdl_only`,
-/// `losses_only`, `predicted`).
-const KINDS: [Kind; 6] = [
-    (false, false, false, false),
-    (true, false, false, false),
-    (false, true, false, false),
-    (false, false, true, false),
-    (false, true, true, false),
-    (false, true, true, true),
-];
-
-/// See [`KINDS`].
-type Kind = (bool, bool, bool, bool);
-
-/// The encoding field of a file, packed or not, of values under the
-/// move-count rule or not, of distances or win/draw/loss only (`None`: no
-/// such kind of file).
-fn encoding(packed: bool, (mill_clock, wdl_only, losses_only, predicted): Kind) -> Option<u32> {
-    match (packed, mill_clock, wdl_only, losses_only, predicted) {
-        (false, false, false, false, false) => Some(ENCODING_BYTE_PLIES),
-        (true, false, false, false, false) => Some(ENCODING_PACKED_ZSTD),
-        (false, true, false, false, false) => Some(ENCODING_MILL_CLOCK),
-        (true, true, false, false, false) => Some(ENCODING_MILL_CLOCK_PACKED),
-        (true, false, true, false, false) => Some(ENCODING_PACKED_WDL),
-        (true, false, false, true, false) => Some(ENCODING_PACKED_LOSSES),
-        (true, false, true, true, false) => Some(ENCODING_PACKED_LOSS_BITS),
-        (true, false, true, true, true) => Some(ENCODING_PACKED_PREDICTED_LOSS_BITS),
-        _ => None,
-    }
+    pub(crate) dictionary: (u32, u32),
 }
 
 impl Header {
-    pub fn new(variant: &Variant, sector: SectorKey, positions: u64) -> Header {
+    pub(crate) fn new(variant: &Variant, sector: SectorKey, positions: u64) -> Header {
         Header {
             fingerprint: variant.fingerprint(),
             sector,
@@ -156,40 +89,22 @@ impl Header {
             overflow_checksum: 0,
             variant: variant.name.to_string(),
             block_bits: BLOCK_BITS,
-            packed_bytes: None,
-            mill_clock: variant.n_move.is_some(),
-            wdl_only: false,
-            losses_only: false,
-            predicted: false,
+            encoding: Encoding::raw(variant),
+            packed_bytes: 0,
             dictionary: (0, 0),
         }
     }
 
-    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+    pub(crate) fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(MAGIC);
-        let packed = self.packed_bytes.is_some();
-        let version = if packed {
-            PACKED_VERSION
-        } else {
-            FORMAT_VERSION
-        };
-        let encoding = encoding(
-            packed,
-            (
-                self.mill_clock,
-                self.wdl_only,
-                self.losses_only,
-                self.predicted,
-            ),
-        )
-        .expect("win/draw/loss and losses only are kinds of packed file without the rule");
+        let version = self.encoding.version();
         b[8..12].copy_from_slice(&version.to_le_bytes());
         b[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
         b[16..24].copy_from_slice(&self.fingerprint.to_le_bytes());
         let s = self.sector;
         b[24..28].copy_from_slice(&[s.us_board, s.us_hand, s.them_board, s.them_hand]);
-        b[28..32].copy_from_slice(&encoding.to_le_bytes());
+        b[28..32].copy_from_slice(&self.encoding.code().to_le_bytes());
         b[32..40].copy_from_slice(&self.positions.to_le_bytes());
         b[40..48].copy_from_slice(&self.overflow_entries.to_le_bytes());
         b[48..56].copy_from_slice(&self.checksum.to_le_bytes());
@@ -198,8 +113,8 @@ impl Header {
         b[56..56 + n].copy_from_slice(&name[..n]);
         b[88..92].copy_from_slice(&self.block_bits.to_le_bytes());
         b[96..104].copy_from_slice(&self.overflow_checksum.to_le_bytes());
-        if let Some(packed) = self.packed_bytes {
-            b[112..120].copy_from_slice(&packed.to_le_bytes());
+        if self.encoding.is_packed() {
+            b[112..120].copy_from_slice(&self.packed_bytes.to_le_bytes());
             b[120..124].copy_from_slice(&self.dictionary.0.to_le_bytes());
             b[124..128].copy_from_slice(&self.dictionary.1.to_le_bytes());
         }
@@ -214,7 +129,7 @@ impl Header {
     /// # Errors
     /// Bad magic, version, header checksum, reserved bytes, encoding, or a
     /// length that does not match.
-    pub fn parse(bytes: &[u8], file_len: u64, path: &Path) -> Result<Header, FileError> {
+    pub(crate) fn parse(bytes: &[u8], file_len: u64, path: &Path) -> Result<Header, FileError> {
         let corrupted = |what: &str| FileError::corrupted(path, format!("its header {what}"));
         if bytes.len() >= 8 && &bytes[0..8] != MAGIC {
             return Err(FileError::Magic {
@@ -232,12 +147,12 @@ impl Header {
         let u32_at = |o: usize| u32_le(bytes, o).expect("inside the header");
         let u64_at = |o: usize| u64_le(bytes, o).expect("inside the header");
         let version = u32_at(8);
-        if version != FORMAT_VERSION && version != PACKED_VERSION {
+        if !VERSIONS_READ.contains(&version) {
             return Err(FileError::Version {
                 path: path.to_path_buf(),
                 kind: FileKind::Sector,
                 found: version,
-                supported: FORMAT_VERSION,
+                supported: VERSIONS_READ,
             });
         }
         let packed = version == PACKED_VERSION;
@@ -271,10 +186,7 @@ impl Header {
         if dictionary.0 == 0 && dictionary.1 != 0 {
             return Err(corrupted("checks a dictionary it does not have"));
         }
-        let found = u32_at(28);
-        let (mill_clock, wdl_only, losses_only, predicted) = KINDS
-            .into_iter()
-            .find(|&kind| encoding(packed, kind) == Some(found))
+        let encoding = Encoding::from_header(version, u32_at(28))
             .ok_or_else(|| corrupted("gives an unknown value encoding"))?;
         let name_bytes = &bytes[56..88];
         let end = name_bytes.iter().position(|&c| c == 0).unwrap_or(32);
@@ -290,11 +202,8 @@ impl Header {
             overflow_checksum: u64_at(96),
             variant,
             block_bits: u32_at(88),
-            packed_bytes: packed.then(|| u64_at(112)),
-            mill_clock,
-            wdl_only,
-            losses_only,
-            predicted,
+            encoding,
+            packed_bytes: if packed { u64_at(112) } else { 0 },
             dictionary,
         };
         let expected = header
@@ -310,32 +219,78 @@ impl Header {
         Ok(header)
     }
 
+    /// The sector whose values the file holds.
+    pub fn sector(&self) -> SectorKey {
+        self.sector
+    }
+
+    /// Its positions: the size of the sector's index.
+    pub fn positions(&self) -> u64 {
+        self.positions
+    }
+
+    /// How the values are kept.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The name of the variant the file was solved for.
+    pub fn variant_name(&self) -> &str {
+        &self.variant
+    }
+
+    /// log2 of the values per checksummed block (raw) or per compressed
+    /// block (packed).
+    pub fn block_bits(&self) -> u32 {
+        self.block_bits
+    }
+
+    /// Values too long for their byte, kept in the overflow table.
+    pub fn overflow_entries(&self) -> u64 {
+        self.overflow_entries
+    }
+
+    /// The xxh3-64 of everything after the header.
+    pub fn checksum(&self) -> u64 {
+        self.checksum
+    }
+
+    /// A packed file's compressed bytes (0 for a raw file).
+    pub fn packed_bytes(&self) -> u64 {
+        self.packed_bytes
+    }
+
+    /// A packed file's zstd dictionary: its bytes (0: none).
+    pub fn dictionary_len(&self) -> u32 {
+        self.dictionary.0
+    }
+
     /// Number of checksummed blocks of values.
-    pub fn blocks(&self) -> u64 {
+    pub(crate) fn blocks(&self) -> u64 {
         self.positions.div_ceil(1 << self.block_bits)
     }
 
     /// Length of the whole file this header describes.
-    pub fn file_len(&self) -> Option<u64> {
+    pub(crate) fn file_len(&self) -> Option<u64> {
         let overflow = self
             .overflow_entries
             .checked_mul(OVERFLOW_ENTRY_LEN as u64)?;
-        let body = match self.packed_bytes {
+        let body = match self.encoding.is_packed() {
             // Raw: the value bytes, then a checksum per block.
-            None => self
+            false => self
                 .positions
                 .checked_add(self.blocks() * BLOCK_CHECKSUM_LEN as u64)?,
             // Packed: the block offsets (one more than the blocks), a
             // checksum per block, then the compressed blocks.
-            Some(packed) => (2 * self.blocks() + 1)
+            true => (2 * self.blocks() + 1)
                 .checked_mul(8)?
-                .checked_add(packed)?
-                .checked_add(if self.losses_only {
+                .checked_add(self.packed_bytes)?
+                .checked_add(if self.encoding.losses_only() {
                     WINS_RECORD_LEN as u64
                 } else {
                     0
                 })?
-                .checked_add(if self.predicted {
+                .checked_add(if self.encoding.predicted() {
                     PREDICTOR_RECORD_LEN as u64
                 } else {
                     0
@@ -358,7 +313,7 @@ fn header_checksum(b: &[u8]) -> u64 {
 }
 
 /// Reads the overflow entry `i` of a table (which holds it).
-pub fn overflow_entry(table: &[u8], i: usize) -> (u64, u32) {
+pub(crate) fn overflow_entry(table: &[u8], i: usize) -> (u64, u32) {
     let at = i * OVERFLOW_ENTRY_LEN;
     (
         u64_le(table, at).expect("entry in the table"),

@@ -216,7 +216,7 @@ impl StoredIndex {
                 path,
                 kind: FileKind::Index,
                 found: version,
-                supported: VERSION,
+                supported: &[VERSION],
             });
         }
         if map[12] != us || map[13] != them || u64_at(16) != variant.fingerprint() {

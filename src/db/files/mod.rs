@@ -3,6 +3,7 @@
 //! predictor), the stored index files, and the checked map every file is
 //! read through. Documented for other programs in `docs/FORMAT.md`.
 
+pub(crate) mod encoding;
 pub(crate) mod folder;
 pub(crate) mod header;
 pub(crate) mod index_file;

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::encoding::Encoding;
 use super::header::{Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::packed::{
-    NOT_LOST, PACKED_BLOCK_BYTES_BITS, Packing, SMALLEST_BLOCK_BYTES_BITS, Wins, block_checksum,
+    NOT_LOST, PACKED_BLOCK_BYTES_BITS, SMALLEST_BLOCK_BYTES_BITS, Wins, block_checksum,
 };
 use super::predictor::{Model, Predicting};
 use super::sector_file::{SectorFile, file_name, write_atomically};
@@ -17,7 +18,7 @@ use crate::db::error::FileError;
 use crate::db::value::{Value, Wdl};
 use crate::rules::Variant;
 
-/// zstd's level when packing: most of the size of its slow levels, at tens
+/// zstd's level when encoding: most of the size of its slow levels, at tens
 /// of megabytes per second per core.
 const LEVEL: i32 = 12;
 /// zstd's level for loss bits, an eighth of the codes of the others: its
@@ -50,10 +51,10 @@ const SAMPLE_BLOCKS: usize = 32;
 pub fn write_packed(
     dir: &Path,
     raw: &SectorFile,
-    packing: Packing,
+    encoding: Encoding,
     variant: &Variant,
 ) -> Result<PathBuf, FileError> {
-    write_packed_choosing(dir, raw, packing, variant, None, PACKED_BLOCK_BYTES_BITS)
+    write_packed_choosing(dir, raw, encoding, variant, None, PACKED_BLOCK_BYTES_BITS)
 }
 
 /// [`write_packed`] in blocks that decode to `2^block_bytes_bits` bytes
@@ -66,11 +67,11 @@ pub fn write_packed(
 pub fn write_packed_in_blocks(
     dir: &Path,
     raw: &SectorFile,
-    packing: Packing,
+    encoding: Encoding,
     variant: &Variant,
     block_bytes_bits: u32,
 ) -> Result<PathBuf, FileError> {
-    write_packed_choosing(dir, raw, packing, variant, None, block_bytes_bits)
+    write_packed_choosing(dir, raw, encoding, variant, None, block_bytes_bits)
 }
 
 /// [`write_packed_in_blocks`]; loss bits predicted (`Some(true)`), plain
@@ -79,7 +80,7 @@ pub fn write_packed_in_blocks(
 pub fn write_packed_choosing(
     dir: &Path,
     raw: &SectorFile,
-    packing: Packing,
+    encoding: Encoding,
     variant: &Variant,
     predicted: Option<bool>,
     block_bytes_bits: u32,
@@ -89,24 +90,29 @@ pub fn write_packed_choosing(
         "block size out of range"
     );
     let bytes = raw.bytes().ok_or_else(|| {
-        FileError::corrupted(raw.path(), "it is packed already; packing reads raw files")
+        FileError::corrupted(raw.path(), "it is packed already; encoding reads raw files")
     })?;
-    if packing != Packing::Plain && raw.header.mill_clock {
+    assert!(encoding.is_packed(), "encoding writes a packed encoding");
+    let encoding = encoding.as_requested();
+    if encoding.mill_clock() != raw.header.encoding.mill_clock() {
         return Err(FileError::corrupted(
             raw.path(),
-            "its values are under the move-count rule, which needs their plies to the next mill: pack it plain, in full",
+            if raw.header.encoding.mill_clock() {
+                "its values are under the move-count rule, which needs their plies to the next mill: pack it plain, in full"
+            } else {
+                "its values are not under the move-count rule: they cannot be packed as values under it"
+            },
         ));
     }
     raw.verify_checksum()?;
     let mut header = raw.header.clone();
-    header.block_bits = packing.block_bits() - (PACKED_BLOCK_BYTES_BITS - block_bytes_bits);
-    header.wdl_only = packing.wdl_only();
-    header.losses_only = packing.losses_only();
+    header.block_bits = encoding.block_bits() - (PACKED_BLOCK_BYTES_BITS - block_bytes_bits);
+    header.encoding = encoding;
     let block_len = 1usize << header.block_bits;
-    let predicting = match (packing, predicted) {
-        (Packing::LossBits, None | Some(true)) => {
+    let predicting = match (encoding, predicted) {
+        (Encoding::PackedLossBits, None | Some(true)) => {
             // Judged on blocks of the default size, whatever the file's.
-            let sample = sample_codes(raw, packing, 1 << packing.block_bits())?;
+            let sample = sample_codes(raw, encoding, 1 << encoding.block_bits())?;
             Some((
                 Predicting::learned(variant, raw.header.sector, &sample),
                 sample,
@@ -114,27 +120,30 @@ pub fn write_packed_choosing(
         }
         _ => None,
     };
-    let (compressor, level) = match packing {
-        Packing::LossBits => (&BITS_COMPRESSOR, BITS_LEVEL),
+    let (compressor, level) = match encoding {
+        Encoding::PackedLossBits => (&BITS_COMPRESSOR, BITS_LEVEL),
         _ => (&COMPRESSOR, LEVEL),
     };
     let compress = |codes: &[u8]| {
-        let packed = pack_codes(codes, packing.codes_per_byte());
+        let packed = pack_codes(codes, encoding.codes_per_byte());
         compressor
             .with(|c| c.borrow_mut().as_mut().map(|c| c.compress(&packed)))
             .unwrap_or_else(|| zstd::bulk::compress(&packed, level))
             .map_err(FileError::write(raw.path()))
     };
-    header.predicted = match (&predicting, predicted) {
+    let predicted = match (&predicting, predicted) {
         (None, _) => false,
         (Some(_), Some(choice)) => choice,
         (Some((p, sample)), None) => prediction_pays(sample, p, &compress)?,
     };
-    let guesser = predicting.map(|(p, _)| p).filter(|_| header.predicted);
+    if predicted {
+        header.encoding = Encoding::PackedPredictedLossBits;
+    }
+    let guesser = predicting.map(|(p, _)| p).filter(|_| predicted);
     let codes_of = |i: usize| {
         let start = i * block_len;
         let block = &bytes[start..(start + block_len).min(bytes.len())];
-        let mut codes = BlockCodes::of(raw, packing, start as u64, block)?;
+        let mut codes = BlockCodes::of(raw, encoding, start as u64, block)?;
         if let Some(p) = &guesser {
             p.guess_over(start as u64, &mut codes.codes);
         }
@@ -142,19 +151,19 @@ pub fn write_packed_choosing(
     };
     let dictionary = if block_bytes_bits < PACKED_BLOCK_BYTES_BITS {
         let blocks = bytes.len().div_ceil(block_len);
-        trained_dictionary(raw, packing, (blocks, &codes_of), level, &compress)?
+        trained_dictionary(raw, encoding, (blocks, &codes_of), level, &compress)?
     } else {
         None
     };
     let blocks = compress_blocks(
         raw,
-        packing,
+        encoding,
         (bytes.len().div_ceil(block_len), &codes_of),
         dictionary.as_deref().map(|d| (d, level)),
         &compress,
     )?;
     let losses: u64 = blocks.iter().map(|b| b.2).sum();
-    let overflow = overflow_kept(raw, packing);
+    let overflow = overflow_kept(raw, encoding);
     header.overflow_entries = (overflow.len() / OVERFLOW_ENTRY_LEN) as u64;
     header.overflow_checksum = xxhash_rust::xxh3::xxh3_64(&overflow);
     let model = guesser.map(|p| (losses, p.model));
@@ -180,7 +189,7 @@ pub fn write_packed_choosing(
 /// level.
 fn compress_blocks(
     raw: &SectorFile,
-    packing: Packing,
+    encoding: Encoding,
     (count, codes_of): (
         usize,
         &(impl Fn(usize) -> Result<BlockCodes, FileError> + Sync),
@@ -208,7 +217,7 @@ fn compress_blocks(
             },
             |with_dictionary, i| {
                 let codes = codes_of(i)?;
-                let packed = pack_codes(&codes.codes, packing.codes_per_byte());
+                let packed = pack_codes(&codes.codes, encoding.codes_per_byte());
                 let compressed = match (uniform(&packed), with_dictionary) {
                     (Some(byte), _) => vec![byte],
                     (None, Ok(Some(c))) => c.compress(&packed).map_err(failed)?,
@@ -227,7 +236,7 @@ fn compress_blocks(
 /// file's blocks are ([`compress_blocks`]) with it and without.
 fn trained_dictionary(
     raw: &SectorFile,
-    packing: Packing,
+    encoding: Encoding,
     (blocks, codes_of): (
         usize,
         &(impl Fn(usize) -> Result<BlockCodes, FileError> + Sync),
@@ -245,7 +254,7 @@ fn trained_dictionary(
         .into_par_iter()
         .map(|k| {
             let codes = codes_of(spaced(2 * k))?;
-            Ok(pack_codes(&codes.codes, packing.codes_per_byte()).into_owned())
+            Ok(pack_codes(&codes.codes, encoding.codes_per_byte()).into_owned())
         })
         .collect::<Result<_, FileError>>()?;
     let sizes: Vec<usize> = samples.iter().map(Vec::len).collect();
@@ -255,7 +264,7 @@ fn trained_dictionary(
     };
     let judged = |d: Option<(&[u8], i32)>| -> Result<usize, FileError> {
         let judged_codes = |k: usize| codes_of(spaced(2 * k + 1));
-        let compressed = compress_blocks(raw, packing, (sampled, &judged_codes), d, compress)?;
+        let compressed = compress_blocks(raw, encoding, (sampled, &judged_codes), d, compress)?;
         Ok(compressed.iter().map(|b| b.0.len()).sum())
     };
     let (plain, with) = (judged(None)?, judged(Some((&dictionary, level)))?);
@@ -286,7 +295,7 @@ fn dictionary_field(dictionary: &[u8]) -> (u32, u32) {
 /// with the index of its first position.
 fn sample_codes(
     raw: &SectorFile,
-    packing: Packing,
+    encoding: Encoding,
     block_len: usize,
 ) -> Result<Vec<(u64, Vec<u8>)>, FileError> {
     let bytes = raw.bytes().unwrap_or_default();
@@ -299,7 +308,7 @@ fn sample_codes(
         .map(|i| {
             let start = i * block_len;
             let block = &bytes[start..(start + block_len).min(bytes.len())];
-            let codes = BlockCodes::of(raw, packing, start as u64, block)?.codes;
+            let codes = BlockCodes::of(raw, encoding, start as u64, block)?.codes;
             Ok((start as u64, codes))
         })
         .collect()
@@ -340,7 +349,7 @@ fn block_table(
         at += b.len() as u64;
         offsets.push(at);
     }
-    header.packed_bytes = Some(at);
+    header.packed_bytes = at;
     let mut table = Vec::with_capacity(16 * blocks.len() + 8);
     for o in &offsets {
         table.extend_from_slice(&o.to_le_bytes());
@@ -349,7 +358,7 @@ fn block_table(
         let sum = block_checksum(i, offsets[i], offsets[i + 1], b);
         table.extend_from_slice(&sum.to_le_bytes());
     }
-    if header.losses_only {
+    if header.encoding.losses_only() {
         let wins = blocks
             .iter()
             .fold(Wins::default(), |a, (_, w, _)| a.merge(*w));
@@ -365,7 +374,7 @@ fn block_table(
     table
 }
 
-/// The codes a packed block holds, one per value (before packing several
+/// The codes a packed block holds, one per value (before encoding several
 /// to a byte), and the wins among them.
 struct BlockCodes {
     codes: Vec<u8>,
@@ -379,12 +388,12 @@ impl BlockCodes {
     /// Of a block of raw value bytes whose first is at `start`.
     fn of(
         raw: &SectorFile,
-        packing: Packing,
+        encoding: Encoding,
         start: u64,
         block: &[u8],
     ) -> Result<BlockCodes, FileError> {
         let mut wins = Wins::default();
-        if packing == Packing::Plain {
+        if encoding.keeps_value_bytes() {
             return Ok(BlockCodes {
                 codes: block.to_vec(),
                 wins,
@@ -404,11 +413,11 @@ impl BlockCodes {
             }
             let lost = matches!(value, Value::Loss(_));
             lost_count += u64::from(lost);
-            codes.push(match packing {
-                Packing::PlainWdl => Wdl::of(value).code(),
+            codes.push(match encoding {
+                Encoding::PackedWdl => Wdl::of(value).code(),
                 // An escaped loss stays escaped: its plies are in the table.
-                Packing::Losses if lost => byte,
-                Packing::Losses => NOT_LOST,
+                Encoding::PackedLosses if lost => byte,
+                Encoding::PackedLosses => NOT_LOST,
                 _ => lost as u8,
             });
         }
@@ -422,17 +431,17 @@ impl BlockCodes {
 
 /// The overflow entries a packed file keeps of a raw file's: all in plain
 /// full values, those of losses in a losses file, none without plies.
-fn overflow_kept(raw: &SectorFile, packing: Packing) -> Vec<u8> {
+fn overflow_kept(raw: &SectorFile, encoding: Encoding) -> Vec<u8> {
     let table = raw.overflow_table();
-    match packing {
-        Packing::Plain => table.to_vec(),
-        Packing::Losses => table
+    match encoding {
+        _ if encoding.keeps_value_bytes() => table.to_vec(),
+        Encoding::PackedLosses => table
             .chunks_exact(OVERFLOW_ENTRY_LEN)
             .filter(|e| overflow_entry(e, 0).1.is_multiple_of(2))
             .flatten()
             .copied()
             .collect(),
-        Packing::LossBits | Packing::PlainWdl => Vec::new(),
+        _ => Vec::new(),
     }
 }
 
@@ -449,7 +458,7 @@ fn pack_codes(codes: &[u8], per: usize) -> std::borrow::Cow<'_, [u8]> {
     out.into()
 }
 
-/// Checks that a packed file holds exactly what its packing keeps of the
+/// Checks that a packed file holds exactly what its encoding keeps of the
 /// raw file's values: every code, the overflow entries kept and, in a
 /// losses file, the record of the wins.
 ///
@@ -461,9 +470,9 @@ pub fn same_values(
     variant: &Variant,
 ) -> Result<(), FileError> {
     let bytes = raw.bytes().unwrap_or_default();
-    let packing = Packing::of(&packed.header);
+    let encoding = packed.header.encoding;
     let same = packed.header.positions == raw.header.positions
-        && packed.overflow_table() == overflow_kept(raw, packing);
+        && packed.overflow_table() == overflow_kept(raw, encoding);
     let predictor = packed.predictor();
     let predicting =
         predictor.map(|(_, model)| Predicting::new(variant, packed.header.sector, model));
@@ -488,7 +497,7 @@ pub fn same_values(
             let stored = body.block_codes(block)?;
             let at = block * block_len;
             let from_raw = &bytes[at..(at + block_len).min(bytes.len())];
-            let mut codes = BlockCodes::of(raw, packing, at as u64, from_raw)?;
+            let mut codes = BlockCodes::of(raw, encoding, at as u64, from_raw)?;
             if let Some(p) = &predicting {
                 p.guess_over(at as u64, &mut codes.codes);
             }
@@ -502,7 +511,7 @@ pub fn same_values(
             || (Wins::default(), 0),
             |a, b| Ok((a.0.merge(b.0), a.1 + b.1)),
         )?;
-    let wins_kept = !packing.losses_only() || packed.wins()? == Some(wins);
+    let wins_kept = !encoding.losses_only() || packed.wins()? == Some(wins);
     let losses_kept = predictor.is_none_or(|(count, _)| count == losses);
     if wins_kept && losses_kept {
         Ok(())

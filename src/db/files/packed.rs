@@ -53,19 +53,15 @@ use std::sync::{Arc, Mutex};
 
 use memmap2::Mmap;
 
+use super::encoding::Encoding;
+pub use super::encoding::PACKED_BLOCK_BYTES_BITS;
 use super::header::{
     HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, PREDICTOR_RECORD_LEN, WINS_RECORD_LEN,
 };
 use super::mapped::u64_le;
 use super::predictor::{MODEL_LEN, Model};
 use crate::db::error::FileError;
-use crate::rules::Variant;
 
-/// Bytes a compressed block decodes to by default, as a power of two: a
-/// random probe decodes one (about 8 µs here); 4 KiB blocks took 12% more
-/// space (28% in a losses file). Smaller blocks (`pack --block-bytes`) are
-/// for probes that must not wait for that.
-pub const PACKED_BLOCK_BYTES_BITS: u32 = 14;
 /// Decoded blocks kept per file.
 const CACHED_BLOCKS: usize = 16;
 /// The smallest blocks `pack --block-bytes` writes: 256 bytes.
@@ -94,69 +90,6 @@ thread_local! {
     /// One zstd decoder per thread: making one costs more than decoding a block.
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
         std::cell::RefCell::new(zstd::bulk::Decompressor::new().ok());
-}
-
-/// What a packed file keeps of the values, and how (see the module's
-/// documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Packing {
-    /// The plies of the lost positions: every value, by a one-ply search.
-    Losses,
-    /// Which positions are lost: win, draw or loss, by a one-ply search.
-    LossBits,
-    /// Every value byte (or, under the move-count rule, every value with
-    /// its plies to the next mill) as it is.
-    Plain,
-    /// Two-bit win/draw/loss codes.
-    PlainWdl,
-}
-
-impl Packing {
-    /// What `morris pack` writes of a folder of `variant`: win/draw/loss
-    /// only or not, the plain codings or the losses. Under the move-count
-    /// rule a value is not found from its children's losses: plain it is.
-    pub fn new(variant: &Variant, wdl_only: bool, plain: bool) -> Packing {
-        match (wdl_only, plain || variant.n_move.is_some()) {
-            (false, false) => Packing::Losses,
-            (true, false) => Packing::LossBits,
-            (false, true) => Packing::Plain,
-            (true, true) => Packing::PlainWdl,
-        }
-    }
-
-    /// No distances: win, draw or loss only.
-    pub fn wdl_only(self) -> bool {
-        matches!(self, Packing::LossBits | Packing::PlainWdl)
-    }
-
-    /// The losses only, the rest found by a search.
-    pub fn losses_only(self) -> bool {
-        matches!(self, Packing::Losses | Packing::LossBits)
-    }
-
-    /// The packing of a file with this header.
-    pub fn of(header: &Header) -> Packing {
-        match (header.wdl_only, header.losses_only) {
-            (false, true) => Packing::Losses,
-            (true, true) => Packing::LossBits,
-            (false, false) => Packing::Plain,
-            (true, false) => Packing::PlainWdl,
-        }
-    }
-
-    /// log2 of the positions per block: as many as decode to 16 KiB.
-    pub fn block_bits(self) -> u32 {
-        PACKED_BLOCK_BYTES_BITS + self.codes_per_byte().trailing_zeros()
-    }
-
-    /// Codes per byte of a decoded block.
-    pub(crate) fn codes_per_byte(self) -> usize {
-        match self {
-            Packing::PlainWdl => 4,
-            Packing::LossBits => 8,
-            Packing::Losses | Packing::Plain => 1,
-        }
-    }
 }
 
 /// The byte of a losses file for a position not lost.
@@ -210,9 +143,7 @@ pub struct PackedBody {
     /// log2 of the values per block (the header's).
     block_bits: u32,
     /// What its blocks hold.
-    packing: Packing,
-    /// Its bits are "lost" XOR a model's guess (encoding 8).
-    predicted: bool,
+    encoding: Encoding,
     /// Where the compressed blocks start in the file.
     data_at: usize,
     data_len: u64,
@@ -245,18 +176,18 @@ impl PackedBody {
         keep_every_block: bool,
     ) -> Result<PackedBody, FileError> {
         let blocks = header.blocks() as usize;
-        let data_len = header.packed_bytes.unwrap_or(0);
+        let data_len = header.packed_bytes;
         let dictionary = match header.dictionary {
             (0, _) => None,
             (len, check) => {
                 let at = HEADER_LEN
                     + 8 * (2 * blocks + 1)
-                    + if header.losses_only {
+                    + if header.encoding.losses_only() {
                         WINS_RECORD_LEN
                     } else {
                         0
                     }
-                    + if header.predicted {
+                    + if header.encoding.predicted() {
                         PREDICTOR_RECORD_LEN
                     } else {
                         0
@@ -277,8 +208,7 @@ impl PackedBody {
             blocks,
             positions: header.positions,
             block_bits: header.block_bits,
-            packing: Packing::of(header),
-            predicted: header.predicted,
+            encoding: header.encoding,
             data_len,
             cache: if keep_every_block {
                 Cache::Every((0..blocks).map(|_| std::sync::OnceLock::new()).collect())
@@ -296,7 +226,7 @@ impl PackedBody {
 
     /// A losses file's record of its wins.
     pub fn wins(&self) -> Option<Wins> {
-        if !self.packing.losses_only() {
+        if !self.encoding.losses_only() {
             return None;
         }
         let at = HEADER_LEN + 8 * (2 * self.blocks + 1);
@@ -312,7 +242,7 @@ impl PackedBody {
     /// # Errors
     /// A model with bits set past its cells.
     pub fn predictor(&self) -> Result<Option<(u64, Model)>, FileError> {
-        if !self.predicted {
+        if !self.encoding.predicted() {
             return Ok(None);
         }
         let at = HEADER_LEN + 8 * (2 * self.blocks + 1) + WINS_RECORD_LEN;
@@ -357,7 +287,7 @@ impl PackedBody {
             return Err(self.corrupted(format!("block {block} fails its checksum")));
         }
         let values = self.values_in(block);
-        let len = values.div_ceil(self.packing.codes_per_byte());
+        let len = values.div_ceil(self.encoding.codes_per_byte());
         if let [byte] = bytes {
             return Ok(vec![*byte; len]);
         }
@@ -379,7 +309,7 @@ impl PackedBody {
     pub fn byte(&self, index: u64) -> Result<u8, FileError> {
         let block = (index >> self.block_bits) as usize;
         let within = (index & ((1 << self.block_bits) - 1)) as usize;
-        let pick = |bytes: &[u8]| code_at(bytes, within, self.packing.codes_per_byte());
+        let pick = |bytes: &[u8]| code_at(bytes, within, self.encoding.codes_per_byte());
         let slots = match &self.cache {
             Cache::Every(kept) => {
                 let kept = &kept[block];
@@ -433,7 +363,7 @@ impl PackedBody {
     /// A block that fails its check.
     pub fn block_codes(&self, block: usize) -> Result<Vec<u8>, FileError> {
         let decoded = self.decode(block)?;
-        let per = self.packing.codes_per_byte();
+        let per = self.encoding.codes_per_byte();
         if per == 1 {
             return Ok(decoded);
         }

@@ -6,6 +6,7 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 
+use super::encoding::Encoding;
 use super::header::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap};
 use super::packed::{NOT_LOST, PackedBody, Wins};
@@ -61,6 +62,14 @@ pub(crate) fn write_atomically(
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Bytes of the raw file of a sector of `positions` values (without the
+/// few entries of values too long for a byte): what `solve` writes.
+pub fn raw_file_len(variant: &Variant, sector: SectorKey, positions: u64) -> u64 {
+    Header::new(variant, sector, positions)
+        .file_len()
+        .unwrap_or(u64::MAX)
 }
 
 /// Writes a sector file into `dir`: `values` yields one byte per index in
@@ -169,7 +178,7 @@ impl SectorFile {
     ) -> Result<SectorFile, FileError> {
         let (map, len) = CheckedMap::map(path, scattered)?;
         let header = Header::parse(&map, len, path)?;
-        let body = if header.packed_bytes.is_some() {
+        let body = if header.encoding.is_packed() {
             Body::Packed(PackedBody::new(path, map, &header, keep_every_block)?)
         } else {
             let values = HEADER_LEN..HEADER_LEN + header.positions as usize;
@@ -195,7 +204,7 @@ impl SectorFile {
             ));
         }
         if let Body::Packed(body) = &file.body
-            && file.header.predicted
+            && file.header.encoding.predicted()
         {
             // Every value read depends on the model: its table (a few
             // pages) is checked before any.
@@ -318,18 +327,21 @@ impl SectorFile {
     /// value missing from the overflow table or out of range.
     #[inline]
     pub fn value(&self, index: u64) -> Result<Value, FileError> {
-        if self.header.wdl_only {
-            return Err(FileError::corrupted(
-                self.path(),
-                "it holds win/draw/loss only, not the distances asked for",
-            ));
-        }
-        if self.header.losses_only {
-            return Err(self.losses_only());
-        }
-        match Value::from_byte(self.byte(index)?) {
-            Some(v) => Ok(v),
-            None => self.overflow_value(index),
+        match self.header.encoding {
+            Encoding::PackedWdl | Encoding::PackedLossBits | Encoding::PackedPredictedLossBits => {
+                Err(FileError::corrupted(
+                    self.path(),
+                    "it holds win/draw/loss only, not the distances asked for",
+                ))
+            }
+            Encoding::PackedLosses => Err(self.losses_only()),
+            Encoding::RawPlies
+            | Encoding::RawMillClock
+            | Encoding::PackedPlies
+            | Encoding::PackedMillClock => match Value::from_byte(self.byte(index)?) {
+                Some(v) => Ok(v),
+                None => self.overflow_value(index),
+            },
         }
     }
 
@@ -357,19 +369,24 @@ impl SectorFile {
     /// # Errors
     /// As [`SectorFile::value`], or a code that is no value.
     pub fn wdl(&self, index: u64) -> Result<Wdl, FileError> {
-        if self.header.losses_only {
-            return Err(self.losses_only());
+        match self.header.encoding {
+            Encoding::PackedLosses
+            | Encoding::PackedLossBits
+            | Encoding::PackedPredictedLossBits => Err(self.losses_only()),
+            Encoding::PackedWdl => {
+                let code = self.byte(index)?;
+                Wdl::from_code(code).ok_or_else(|| {
+                    FileError::corrupted(
+                        self.path(),
+                        format!("index {index} holds the code {code}, which is no value"),
+                    )
+                })
+            }
+            Encoding::RawPlies
+            | Encoding::RawMillClock
+            | Encoding::PackedPlies
+            | Encoding::PackedMillClock => self.value(index).map(Wdl::of),
         }
-        if !self.header.wdl_only {
-            return self.value(index).map(Wdl::of);
-        }
-        let code = self.byte(index)?;
-        Wdl::from_code(code).ok_or_else(|| {
-            FileError::corrupted(
-                self.path(),
-                format!("index {index} holds the code {code}, which is no value"),
-            )
-        })
     }
 
     /// The error of asking a losses file for what only a search gives.
@@ -400,44 +417,44 @@ impl SectorFile {
         pos: &Position,
         variant: &Variant,
     ) -> Result<LossMark, FileError> {
-        if !self.header.losses_only {
-            return Ok(if self.header.wdl_only {
-                match self.wdl(index)? {
-                    Wdl::Loss => LossMark::Lost(None),
-                    _ => LossMark::NotLost,
-                }
-            } else {
-                match self.value(index)? {
-                    Value::Loss(n) => LossMark::Lost(Some(n)),
-                    _ => LossMark::NotLost,
-                }
-            });
-        }
-        let byte = self.byte(index)?;
-        let no_mark = || {
+        let no_mark = |byte: u8| {
             FileError::corrupted(
                 self.path(),
                 format!("index {index} holds {byte}, which marks no loss"),
             )
         };
-        if self.header.wdl_only {
-            let guess = self
-                .predictor
-                .is_some_and(|(_, model)| model.guesses_lost(cell(variant, pos)));
-            return match byte ^ guess as u8 {
-                0 => Ok(LossMark::NotLost),
-                1 => Ok(LossMark::Lost(None)),
-                _ => Err(no_mark()),
-            };
-        }
-        match byte {
-            NOT_LOST => Ok(LossMark::NotLost),
-            ESCAPE_BYTE => match self.overflow_value(index)? {
-                Value::Loss(n) => Ok(LossMark::Lost(Some(n))),
-                _ => Err(no_mark()),
+        match self.header.encoding {
+            Encoding::PackedLossBits | Encoding::PackedPredictedLossBits => {
+                let byte = self.byte(index)?;
+                let guess = self
+                    .predictor
+                    .is_some_and(|(_, model)| model.guesses_lost(cell(variant, pos)));
+                match byte ^ guess as u8 {
+                    0 => Ok(LossMark::NotLost),
+                    1 => Ok(LossMark::Lost(None)),
+                    _ => Err(no_mark(byte)),
+                }
+            }
+            Encoding::PackedLosses => match self.byte(index)? {
+                NOT_LOST => Ok(LossMark::NotLost),
+                ESCAPE_BYTE => match self.overflow_value(index)? {
+                    Value::Loss(n) => Ok(LossMark::Lost(Some(n))),
+                    _ => Err(no_mark(ESCAPE_BYTE)),
+                },
+                n if n.is_multiple_of(2) => Ok(LossMark::Lost(Some(n.into()))),
+                byte => Err(no_mark(byte)),
             },
-            n if n.is_multiple_of(2) => Ok(LossMark::Lost(Some(n.into()))),
-            _ => Err(no_mark()),
+            Encoding::PackedWdl => Ok(match self.wdl(index)? {
+                Wdl::Loss => LossMark::Lost(None),
+                _ => LossMark::NotLost,
+            }),
+            Encoding::RawPlies
+            | Encoding::RawMillClock
+            | Encoding::PackedPlies
+            | Encoding::PackedMillClock => Ok(match self.value(index)? {
+                Value::Loss(n) => LossMark::Lost(Some(n)),
+                _ => LossMark::NotLost,
+            }),
         }
     }
 

@@ -9,11 +9,11 @@
 //! before it (B); each chunk costs its first bit, a 16-bit offset and its
 //! padding to a byte. A measurement for the README, not part of the format:
 //!
-//!     cargo run --release --example runs_probe -- ../dbs/standard-bits 20 8-9 6-6
+//!     cargo bench --bench runs_probe -- ../dbs/standard-bits 20 8-9 6-6
 
 use std::path::Path;
 
-use morris::db::{Header, sector_files};
+use morris::db::{SectorFile, sector_files};
 
 const CHUNKS: [usize; 3] = [2048, 4096, 8192];
 
@@ -94,14 +94,15 @@ fn main() {
         }
         let path = dir.join(morris::db::file_name(sector));
         let bytes = std::fs::read(&path).unwrap();
-        let h = Header::parse(&bytes, bytes.len() as u64, &path).unwrap();
-        let blocks = h.blocks() as usize;
-        let data_len = h.packed_bytes.unwrap() as usize;
+        let file = SectorFile::open(&path, false).unwrap();
+        let h = &file.header;
+        let blocks = h.positions().div_ceil(1 << h.block_bits()) as usize;
+        let data_len = h.packed_bytes() as usize;
         let data_at = bytes.len() - data_len;
         let off = |i: usize| {
             u64::from_le_bytes(bytes[128 + 8 * i..136 + 8 * i].try_into().unwrap()) as usize
         };
-        let per_block = 1usize << h.block_bits;
+        let per_block = 1usize << h.block_bits();
         let mut zstd_bytes = 0usize;
         let mut positions = 0usize;
         let mut stats: Vec<Stats> = CHUNKS

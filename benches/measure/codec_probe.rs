@@ -7,7 +7,7 @@
 //! time to decode one (what a probe pays per block it reads). A
 //! measurement for the README's packing section, not part of the format:
 //!
-//!     cargo run --release --example codec_probe -- ../dbs/standard 8-9 40
+//!     cargo bench --bench codec_probe -- ../dbs/standard 8-9 40
 //!
 //! `ONLY_LEVELS=1` stops after the levels.
 

@@ -4,7 +4,7 @@
 //! read a raw probe makes. 1,000 random positions of every sector,
 //! shuffled, as `bench --probe` draws them. A measurement for the README:
 //!
-//!     cargo run --release --example search_bound -- ../dbs/standard
+//!     cargo bench --bench search_bound -- ../dbs/standard
 
 use std::path::Path;
 use std::time::Instant;

@@ -8,7 +8,7 @@
 //! positions, as `pack --wdl` blocks them). A measurement for the README's
 //! packing section, not part of the format:
 //!
-//!     cargo run --release --example loss_bit_predictor -- ../dbs/standard 8-9 40
+//!     cargo bench --bench loss_bit_predictor -- ../dbs/standard 8-9 40
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! after a unit (what `solve --pack` reports), when it is reached, and what
 //! the raw folder alone holds then.
 //!
-//!     cargo run --release --example pack_along_disk -- ../dbs/standard ../dbs/standard-losses
+//!     cargo bench --bench pack_along_disk -- ../dbs/standard ../dbs/standard-losses
 //!
 //! `EACH=1` prints the total after every unit too (to hold against a real
 //! run's folders).

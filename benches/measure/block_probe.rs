@@ -4,7 +4,7 @@
 //! position and the time to decode one block picked at random. A
 //! measurement for the README, not part of the format:
 //!
-//!     cargo run --release --example block_probe -- ../dbs/standard 40 8-9 6-6
+//!     cargo bench --bench block_probe -- ../dbs/standard 40 8-9 6-6
 
 use std::path::Path;
 use std::time::Instant;
