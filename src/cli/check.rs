@@ -198,6 +198,7 @@ pub fn verify(
         }
         let sector_started = Instant::now();
         let checked = verify_sector(tablebase, sector, how, 5)?;
+        let size = tablebase.sector(sector)?.header.positions();
         if packed {
             // Its blocks were kept decoded: memory for the next sector.
             tablebase.forget_all();
@@ -211,10 +212,12 @@ pub fn verify(
                 n => format!("{n} MISMATCHES"),
             },
             checked.positions,
-            if matches!(how, Check::Sample { .. }) {
-                " sampled"
-            } else {
-                ""
+            match how {
+                Check::Sample { count, .. } if count >= size => {
+                    " (the sample covers the sector: all)"
+                }
+                Check::Sample { .. } => " sampled",
+                _ => "",
             },
             checked.positions as f64 / seconds.max(1e-9) / 1e6,
         )?;

@@ -111,7 +111,7 @@ pub enum Command {
         /// Every reachable sector: the whole game.
         #[arg(long)]
         all: bool,
-        /// Worker threads (default: all cores).
+        /// Worker threads, 1 to 1024 (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
         /// No progress output.
@@ -240,7 +240,7 @@ pub enum Command {
         /// Time value probes on this database instead of solving.
         #[arg(long, value_name = "DIR")]
         probe: Option<std::path::PathBuf>,
-        /// Worker threads (default: all cores).
+        /// Worker threads, 1 to 1024 (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
         /// Also verify every solved unit and print its verify rate beside
@@ -341,8 +341,19 @@ fn block_bytes(text: &str) -> Result<u32, String> {
     }
 }
 
+/// The most worker threads `--threads` takes: more than any machine's cores
+/// only costs memory (a stack each) and time.
+const MAX_THREADS: usize = 1024;
+
 fn set_threads(threads: Option<usize>) -> Result<usize> {
     if let Some(n) = threads {
+        if n == 0 || n > MAX_THREADS {
+            return Err(Conflict(format!(
+                "--threads {n}: give 1 to {MAX_THREADS} worker threads, or leave it out for one per core ({})",
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            ))
+            .into());
+        }
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()?;
@@ -662,7 +673,8 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     }
 }
 
-/// Options that contradict each other, said in the binary's words.
+/// Options that contradict each other or are out of range, said in the
+/// binary's words.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct Conflict(pub String);

@@ -125,7 +125,14 @@ pub fn verify_sector(
     limit: usize,
 ) -> Result<Checked, ProbeError> {
     tablebase.verify_index(sector)?;
-    if tablebase.sector(sector)?.header.encoding.losses_only() {
+    let file = tablebase.sector(sector)?;
+    // A sample as large as the sector is the sector: every position once,
+    // not the same ones drawn again and again.
+    let check = match check {
+        Check::Sample { count, .. } if count >= file.header.positions() => Check::All,
+        other => other,
+    };
+    if file.header.encoding.losses_only() {
         // Values found by a search: checked the simple way, one ply deeper.
         tablebase.verify_checksum(sector)?;
         let sample = match check {

@@ -341,3 +341,87 @@ fn an_interrupted_verify_resumes() {
         "{third}"
     );
 }
+
+/// Runs `morris ARGS` and kills it after `limit`: a hang fails the test
+/// instead of stalling the suite.
+fn run_within(args: &[&str], limit: Duration) -> (i32, String, String) {
+    let mut child = morris()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("{args:?} ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// A sample larger than its sector checks each position once (it took
+/// minutes, and never ended for a huge one); thread counts of 0 or past any
+/// machine's are refused as usage, before any folder is made.
+#[test]
+fn huge_samples_are_capped_and_absurd_thread_counts_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("six").to_str().unwrap().to_string();
+    ok(&[
+        "--variant",
+        "six",
+        "solve",
+        "--db",
+        &db,
+        "--max-men",
+        "6",
+        "--quiet",
+    ]);
+    let (code, out, err) = run_within(
+        &[
+            "verify",
+            "--db",
+            &db,
+            "--sectors",
+            "3-3",
+            "--sample",
+            "99999999999999",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("the sample covers the sector"), "{out}");
+    // A sample smaller than the sector is still a sample.
+    let out = ok(&["verify", "--db", &db, "--sectors", "3-3", "--sample", "100"]);
+    assert!(out.contains("100 positions sampled"), "{out}");
+
+    let fresh = dir.path().join("fresh").to_str().unwrap().to_string();
+    for threads in ["0", "100000"] {
+        let err = fails(
+            &[
+                "solve",
+                "--db",
+                &fresh,
+                "--sectors",
+                "3-3",
+                "--threads",
+                threads,
+            ],
+            2,
+        );
+        assert!(err.contains("give 1 to 1024 worker threads"), "{err}");
+    }
+    let err = fails(&["bench", "--threads", "0"], 2);
+    assert!(err.contains("worker threads"), "{err}");
+    assert!(
+        !Path::new(&fresh).exists(),
+        "a refused solve made its folder"
+    );
+}
