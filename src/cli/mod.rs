@@ -24,7 +24,7 @@ use morris::{
 };
 
 const NOTATION_HELP: &str = "\
-Notation (see RULES.md):
+Notation (see docs/RULES.md):
   A position lists the board rank by rank from the top (rank 7) down, points left
   to right, W white, B black, . empty, ranks separated by '/'; then the side to
   move (w or b) and the men White and Black hold in hand:
@@ -43,8 +43,9 @@ Notation (see RULES.md):
 )]
 pub struct Cli {
     /// Rule set: standard, strict-mills, no-flying, lasker, morabaraba or six.
-    /// Default: the variant the --db folder holds, else standard. Given
-    /// before and after the command, the two must agree.
+    /// Default: standard, or, for a command that reads a folder (--db),
+    /// the variant it holds. Given before and after the command, the two
+    /// must agree.
     #[arg(long, global = true, value_parser = variant_names())]
     pub variant: Option<String>,
     /// The move-count rule: the game is drawn once N plies in a row pass

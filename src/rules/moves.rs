@@ -1,4 +1,4 @@
-//! Legal moves and the end of the game, exactly as RULES.md states them.
+//! Legal moves and the end of the game, exactly as docs/RULES.md states them.
 
 use std::fmt;
 
@@ -17,7 +17,7 @@ pub struct Move {
 }
 
 impl Move {
-    /// The move in the notation of RULES.md: `d2`, `d2xg7`, `a1-a4`, `a1-a4xd7`.
+    /// The move in the notation of docs/RULES.md: `d2`, `d2xg7`, `a1-a4`, `a1-a4xd7`.
     pub fn notation(&self, board: &Board) -> String {
         let mut s = String::new();
         if let Some(from) = self.from {
@@ -32,7 +32,7 @@ impl Move {
         s
     }
 
-    /// Reads a move in the notation of RULES.md.
+    /// Reads a move in the notation of docs/RULES.md.
     ///
     /// # Errors
     /// When the text is not a move of this board's points.

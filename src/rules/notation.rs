@@ -1,4 +1,4 @@
-//! Position strings of RULES.md (`WBW/.../.../W...../.../.../BB. w 0 0`) and
+//! Position strings of docs/RULES.md (`WBW/.../.../W...../.../.../BB. w 0 0`) and
 //! the FEN of the Sanmill app, read strictly and written back.
 
 use super::bitboard::Bitboard;
@@ -56,7 +56,7 @@ pub enum PositionParseError {
 }
 
 impl Position {
-    /// The position string of RULES.md.
+    /// The position string of docs/RULES.md.
     pub fn notation(&self, board: &Board) -> String {
         let ranks: Vec<String> = board
             .ranks()
@@ -132,7 +132,7 @@ fn sanmill_fen_counter(fields: &[&str]) -> Result<Option<u8>, PositionParseError
 }
 
 impl Variant {
-    /// Reads a position string of RULES.md or a Sanmill FEN (recognised by its
+    /// Reads a position string of docs/RULES.md or a Sanmill FEN (recognised by its
     /// `*`, `O` and `@` board characters).
     ///
     /// # Errors

@@ -15,7 +15,7 @@ pub enum RemovalRule {
 }
 
 /// A rule set: the board, the men per side and the switches that differ
-/// between the games RULES.md names.
+/// between the games docs/RULES.md names.
 #[derive(Clone, Debug)]
 pub struct Variant {
     pub name: &'static str,

@@ -425,3 +425,25 @@ fn huge_samples_are_capped_and_absurd_thread_counts_refused() {
         "a refused solve made its folder"
     );
 }
+
+/// The help of commands that take no folder does not send the user to one,
+/// and the notation it cites is a file of the project.
+#[test]
+fn help_cites_the_projects_own_rules_and_no_folder_where_none_is_taken() {
+    assert!(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("docs/RULES.md")
+            .exists()
+    );
+    for command in ["show", "moves", "perft", "sectors"] {
+        let help = ok(&[command, "--help"]);
+        assert!(
+            !help.contains("the variant the --db folder holds"),
+            "{command}: {help}"
+        );
+        assert!(!help.contains("see RULES.md"), "{command}: {help}");
+        if help.contains("Notation") {
+            assert!(help.contains("docs/RULES.md"), "{command}: {help}");
+        }
+    }
+}
