@@ -22,6 +22,8 @@ pub enum SolveError {
     CellOverflow { position: String, what: String },
     #[error("sector {sector} is not reachable in {variant}")]
     UnreachableSector { sector: SectorKey, variant: String },
+    #[error("the selection holds no sector of {variant}: nothing to solve")]
+    NothingSelected { variant: String },
     #[error("sector {sector} needs sector {needed}, which is not available")]
     MissingDependency {
         sector: SectorKey,
@@ -47,7 +49,9 @@ impl SolveError {
     /// The kind of failure (see [`ErrorKind`]).
     pub fn kind(&self) -> ErrorKind {
         match self {
-            SolveError::UnreachableSector { .. } => ErrorKind::BadInput,
+            SolveError::UnreachableSector { .. } | SolveError::NothingSelected { .. } => {
+                ErrorKind::BadInput
+            }
             SolveError::MissingDependency { source, .. } | SolveError::Probe(source) => {
                 source.kind()
             }

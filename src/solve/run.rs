@@ -113,8 +113,6 @@ pub fn solve(
     on_event: &(dyn Fn(SolveEvent) + Sync),
 ) -> Result<SolveSummary, SolveError> {
     let variant = options.variant;
-    let tablebase = Tablebase::create(&options.db, variant)?;
-    remove_stale_temp_files(&options.db, &[]);
     let graph = SectorGraph::reachable(variant);
     let targets: Vec<SectorKey> = match &options.selection {
         Selection::All => graph.sectors().collect(),
@@ -132,6 +130,14 @@ pub fn solve(
             list.clone()
         }
     };
+    if targets.is_empty() {
+        return Err(SolveError::NothingSelected {
+            variant: variant.label(),
+        });
+    }
+    // The folder is made only now that there is something to write in it.
+    let tablebase = Tablebase::create(&options.db, variant)?;
+    remove_stale_temp_files(&options.db, &[]);
     let units = graph.units_for(&targets);
     let size = |s: &SectorKey| {
         SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)

@@ -447,3 +447,16 @@ fn help_cites_the_projects_own_rules_and_no_folder_where_none_is_taken() {
         }
     }
 }
+
+/// A solve that has nothing to do, or is asked for a sector the game never
+/// reaches, says so and leaves no folder behind.
+#[test]
+fn an_empty_or_unreachable_selection_is_refused_without_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").to_str().unwrap().to_string();
+    let err = fails(&["solve", "--db", &db, "--max-men", "2"], 1);
+    assert!(err.contains("nothing to solve"), "{err}");
+    let err = fails(&["solve", "--db", &db, "--sectors", "10-10"], 1);
+    assert!(err.contains("not reachable"), "{err}");
+    assert!(!Path::new(&db).exists(), "a refused solve left {db}");
+}
