@@ -359,11 +359,14 @@ fn run_within(args: &[&str], limit: Duration) -> (i32, String, String) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+    // The output is small here: unread pipes do not fill while it waits.
     let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
+        stderr,
     )
 }
 
