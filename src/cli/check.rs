@@ -5,10 +5,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use morris::Tablebase;
+use super::error_chain;
 use morris::db::{SectorStats, folder_storage, sector_files};
 use morris::index::{SectorGraph, SectorKey};
 use morris::verify::{Check, verify_sector};
+use morris::{ErrorKind, ProbeError, Tablebase};
 
 /// The record of `verify --resume`: one line per sector that passed a full
 /// check, `SECTOR CHECKSUM` (the file's body checksum, so a rewritten file
@@ -33,6 +34,31 @@ fn read_verified(path: &std::path::Path) -> Vec<(SectorKey, u64)> {
 #[derive(Debug, thiserror::Error)]
 #[error("{0} stored values do not follow from their children")]
 pub struct Mismatches(pub u64);
+
+/// Sectors that a check could not read, their files or their children's
+/// damaged or missing (each listed as it was met).
+#[derive(Debug, Default, thiserror::Error)]
+#[error(
+    "{} could not be checked, because of {}{}",
+    match sectors.as_slice() {
+        [one] => format!("sector {one}"),
+        many => format!("{} sectors", many.len()),
+    },
+    causes.join(", "),
+    match mismatches {
+        0 => String::new(),
+        n => format!("; {n} stored values of the others do not follow from their children"),
+    }
+)]
+pub struct Unreadable {
+    pub sectors: Vec<SectorKey>,
+    /// The damaged files and missing sectors, each once.
+    pub causes: Vec<String>,
+    /// The folder, and the sectors to solve again into it.
+    pub dir: std::path::PathBuf,
+    pub rebuild: Vec<SectorKey>,
+    pub mismatches: u64,
+}
 
 /// Sectors that the folder's other sectors need but that it lacks.
 #[derive(Debug, thiserror::Error)]
@@ -189,16 +215,61 @@ pub fn verify(
         Vec::new()
     };
     let packed = folder_storage(tablebase.dir()).is_packed();
+    let mut unreadable = Unreadable {
+        dir: tablebase.dir().to_path_buf(),
+        ..Unreadable::default()
+    };
+    // A damaged or missing file is listed and the check goes on: one run
+    // names every file to rebuild.
+    let mut unreadable_sector = |out: &mut dyn Write, sector, e: ProbeError| -> Result<()> {
+        match e.kind() {
+            ErrorKind::DamagedData | ErrorKind::MissingData => {
+                writeln!(out, "{sector}: CANNOT BE CHECKED: {}", error_chain(&e))?;
+                unreadable.sectors.push(sector);
+                let (cause, rebuild) = match &e {
+                    ProbeError::Damaged { source, sector, .. } => (
+                        format!("{} (damaged)", source.path().display()),
+                        Some(*sector),
+                    ),
+                    ProbeError::MissingSector { sector, .. } => {
+                        (format!("sector {sector} (missing)"), Some(*sector))
+                    }
+                    other => (other.to_string(), None),
+                };
+                if let Some(s) = rebuild.filter(|s| !unreadable.rebuild.contains(s)) {
+                    unreadable.rebuild.push(s);
+                }
+                if !unreadable.causes.contains(&cause) {
+                    unreadable.causes.push(cause);
+                }
+                Ok(())
+            }
+            _ => Err(e.into()),
+        }
+    };
     for &sector in &sectors {
-        let checksum = tablebase.sector(sector)?.header.checksum();
+        let file = match tablebase.sector(sector) {
+            Ok(file) => file,
+            Err(e) => {
+                unreadable_sector(out, sector, e)?;
+                continue;
+            }
+        };
+        let checksum = file.header.checksum();
         if passed.contains(&(sector, checksum)) {
             writeln!(out, "{sector}: ok (checked before, {})", VERIFIED)?;
             skipped += 1;
             continue;
         }
         let sector_started = Instant::now();
-        let checked = verify_sector(tablebase, sector, how, 5)?;
-        let size = tablebase.sector(sector)?.header.positions();
+        let checked = match verify_sector(tablebase, sector, how, 5) {
+            Ok(checked) => checked,
+            Err(e) => {
+                unreadable_sector(out, sector, e)?;
+                continue;
+            }
+        };
+        let size = file.header.positions();
         if packed {
             // Its blocks were kept decoded: memory for the next sector.
             tablebase.forget_all();
@@ -249,18 +320,24 @@ pub fn verify(
     writeln!(
         out,
         "checked {positions} positions of {} sectors in {seconds:.1} s ({:.2} M positions/s){}: {}",
-        sectors.len() - skipped,
+        sectors.len() - skipped - unreadable.sectors.len(),
         positions as f64 / seconds.max(1e-9) / 1e6,
         match skipped {
             0 => String::new(),
             n => format!(", {n} sectors checked before"),
         },
-        if bad == 0 {
+        if bad == 0 && unreadable.sectors.is_empty() {
             "all agree with their children".to_string()
+        } else if bad == 0 {
+            "the others agree with their children".to_string()
         } else {
             format!("{bad} mismatches")
         }
     )?;
+    if !unreadable.sectors.is_empty() {
+        unreadable.mismatches = bad;
+        return Err(unreadable.into());
+    }
     if bad > 0 {
         return Err(Mismatches(bad).into());
     }

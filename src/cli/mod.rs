@@ -372,8 +372,10 @@ pub fn run(cli: Cli) -> Result<()> {
     };
     let plain = explicit.without_folder()?;
     let result = match cli.command {
-        Command::Show { position } => game::show(out, plain, &parse_position(plain, &position)?),
-        Command::Moves { position } => game::moves(out, plain, &parse_position(plain, &position)?),
+        Command::Show { position } => game::show(out, plain, parse_position_at(plain, &position)?),
+        Command::Moves { position } => {
+            game::moves(out, plain, parse_position_at(plain, &position)?)
+        }
         Command::Perft {
             position,
             depth,
@@ -381,7 +383,7 @@ pub fn run(cli: Cli) -> Result<()> {
         } => game::perft(
             out,
             plain,
-            &parse_position(plain, &position)?,
+            parse_position_at(plain, &position)?,
             depth,
             divide,
         ),
@@ -396,6 +398,13 @@ pub fn run(cli: Cli) -> Result<()> {
             pack,
         } => {
             set_threads(threads)?;
+            if let Some(target) = pack.as_deref().filter(|p| same_folder(p, &db.db)) {
+                return Err(Conflict(format!(
+                    "--pack {} is the --db folder: the packed copy goes into a folder of its own",
+                    target.display()
+                ))
+                .into());
+            }
             let variant = match explicit.for_folder(&db.db)? {
                 Some(v) => v,
                 None => folder_variant(&db.db)?.unwrap_or(plain),
@@ -557,6 +566,17 @@ fn open_whole(db: &Path, rules: Rules) -> Result<Tablebase> {
     Ok(open(db, rules)?.reading_whole_files())
 }
 
+/// Whether two paths name one folder: the same path once `.` parts are
+/// dropped, or the same folder on disk.
+fn same_folder(a: &Path, b: &Path) -> bool {
+    let plain = |p: &Path| -> PathBuf {
+        p.components()
+            .filter(|c| *c != std::path::Component::CurDir)
+            .collect()
+    };
+    plain(a) == plain(b) || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
 /// Writes a line to standard error, ignoring a closed stream: a reader that
 /// went away must not stop a solve or a batch.
 pub fn note(line: &str) {
@@ -642,7 +662,7 @@ fn kind_of(err: &anyhow::Error) -> Option<ErrorKind> {
         if let Some(e) = cause.downcast_ref::<FileError>() {
             return Some(e.kind());
         }
-        if cause.is::<check::Mismatches>() {
+        if cause.is::<check::Mismatches>() || cause.is::<check::Unreadable>() {
             return Some(ErrorKind::DamagedData);
         }
         if cause.is::<check::MissingSectors>() {
@@ -692,6 +712,14 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
                 _ => None,
             })
     });
+    if let Some(unreadable) = err.downcast_ref::<check::Unreadable>() {
+        let sectors: Vec<String> = unreadable.rebuild.iter().map(|s| s.to_string()).collect();
+        return Some(format!(
+            "delete each damaged file, then build again: `morris solve --db {} --sectors {}`",
+            unreadable.dir.display(),
+            sectors.join(",")
+        ));
+    }
     if let Some(SolveError::UnreachableSector { variant, .. }) =
         err.chain().find_map(|c| c.downcast_ref::<SolveError>())
     {

@@ -67,9 +67,12 @@ fn choices(tablebase: &Tablebase, pos: &Position, counter: u8) -> Result<(Vec<Ch
 }
 
 /// The position `play --from` names, with its counter under the folder's
-/// move-count rule (0 without one).
+/// move-count rule (0 without one), once the folder is known to answer it
+/// and its moves: a missing sector is reported before any board is drawn.
 pub fn start(tablebase: &Tablebase, from: &str) -> Result<(Position, u8)> {
-    super::parse_position_at(tablebase.variant(), from)
+    let (pos, counter) = super::parse_position_at(tablebase.variant(), from)?;
+    tablebase.answer(&pos, counter)?;
+    Ok((pos, counter))
 }
 
 /// A game in the terminal: a person against perfect play, or perfect play

@@ -13,9 +13,13 @@ pub enum PositionParseError {
     #[error("empty position string; expected e.g. '{example}'")]
     Empty { example: String },
     #[error(
-        "a position has 4 fields (board, side to move, White's men in hand, Black's men in hand), found {found} (a fifth, the plies since the last mill, is read only from a folder solved under the move-count rule)"
+        "a position has 4 fields (board, side to move, White's men in hand, Black's men in hand), found {found} (a fifth, the plies since the last mill, is read only under the move-count rule: --n-move, or a folder solved under it)"
     )]
     FieldCount { found: usize },
+    #[error(
+        "under the move-count rule a position has 4 or 5 fields (board, side to move, White's men in hand, Black's men in hand, and, if not 0, the plies since the last mill), found {found}"
+    )]
+    FieldCountWithCounter { found: usize },
     #[error(
         "the fifth field, the plies since the last mill under the move-count rule, must be a number from 0 to 255, found '{found}'"
     )]
@@ -234,8 +238,14 @@ impl Variant {
                 })?;
             return Ok((self.parse_position(&fields[..4].join(" "))?, Some(counter)));
         }
+        let sanmill = fields.first().is_some_and(|f| f.contains(['*', 'O', '@']));
+        if !sanmill && fields.len() > 5 {
+            return Err(PositionParseError::FieldCountWithCounter {
+                found: fields.len(),
+            });
+        }
         let pos = self.parse_position(text)?;
-        if fields.first().is_some_and(|f| f.contains(['*', 'O', '@'])) {
+        if sanmill {
             return Ok((pos, sanmill_fen_counter(&fields)?));
         }
         Ok((pos, None))

@@ -136,6 +136,7 @@ pub fn solve(
         });
     }
     // The folder is made only now that there is something to write in it.
+    let made_here = !options.db.exists();
     let tablebase = Tablebase::create(&options.db, variant)?;
     remove_stale_temp_files(&options.db, &[]);
     let units = graph.units_for(&targets);
@@ -143,7 +144,15 @@ pub fn solve(
         SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
     };
     let mut along = match &options.pack {
-        Some(dir) => Some(PackAlong::new(&tablebase, dir, &graph)?),
+        Some(dir) => match PackAlong::new(&tablebase, dir, &graph) {
+            Ok(along) => Some(along),
+            Err(e) => {
+                if made_here {
+                    remove_empty_folder(&options.db);
+                }
+                return Err(e);
+            }
+        },
         None => None,
     };
     let done_sector = |along: &Option<PackAlong>, s: SectorKey| match along {
@@ -362,4 +371,12 @@ fn store_index(tablebase: &Tablebase, sector: SectorKey) -> Result<bool, SolveEr
     let index = SectorIndex::of(variant.board, us as usize, them as usize);
     write_stored_index(tablebase.dir(), variant, &index)?;
     Ok(damaged)
+}
+
+/// Removes a folder this solve made and wrote nothing but its manifest
+/// into: a refused solve leaves nothing behind. Anything else in it (a
+/// second solve's files) keeps it.
+fn remove_empty_folder(dir: &std::path::Path) {
+    let _ = std::fs::remove_file(dir.join(crate::db::MANIFEST));
+    let _ = std::fs::remove_dir(dir);
 }
