@@ -9,7 +9,8 @@ use anyhow::{Result, bail};
 use rayon::prelude::*;
 
 use super::solve::names;
-use morris::db::{file_name, sector_files};
+use super::{Conflict, note};
+use morris::db::{JobSize, file_name, raw_file_len, sector_files};
 use morris::index::{SectorGraph, SectorIndex, SectorKey};
 use morris::system::{cpu_name, peak_resident_memory};
 use morris::verify::{Check, verify_sector};
@@ -22,21 +23,33 @@ pub fn bench(
     threads: usize,
     verify: bool,
 ) -> Result<()> {
+    let selection = Selection::MaxMen(max_men);
+    let job = job_size(variant, &selection)?;
+    if job.positions > BENCH_LIMIT {
+        return Err(Conflict(format!(
+            "bench --max-men {max_men} would solve {job} in a temporary folder; a bench goes up to {BENCH_LIMIT:.1e} positions (--max-men 12 in the standard game): time a larger solve with `morris solve`"
+        ))
+        .into());
+    }
+    writeln!(out, "machine: {} threads used, {}", threads, cpu_name())?;
+    writeln!(out, "solving {job}")?;
+    out.flush()?;
     index_speed(out, variant)?;
-    let dir = tempfile_dir()?;
+    out.flush()?;
+    let folder = BenchFolder::new()?;
+    let dir = folder.dir.clone();
     let started = Instant::now();
     let summary = solve(
         &SolveOptions {
             db: dir.clone(),
             variant,
-            selection: Selection::MaxMen(max_men),
+            selection,
             pack: None,
         },
         &|_| {},
     )?;
     let elapsed = started.elapsed().as_secs_f64();
     let mut solved_units = summary.units.clone();
-    writeln!(out, "machine: {} threads used, {}", threads, cpu_name())?;
     writeln!(
         out,
         "{:<12} {:>12} {:>10} {:>14}",
@@ -110,8 +123,28 @@ pub fn bench(
             &solved_units,
         )?;
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(folder);
     Ok(())
+}
+
+/// The most positions a solver bench takes: a minute or two on two
+/// cores, a gigabyte of temporary files.
+const BENCH_LIMIT: u64 = 1_200_000_000;
+
+/// The sectors, positions and disk a solve of `selection` from nothing takes.
+fn job_size(variant: &'static Variant, selection: &Selection) -> Result<JobSize> {
+    let sectors = selection.sectors_to_solve(variant)?;
+    let size = |s: &SectorKey| {
+        SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
+    };
+    Ok(JobSize {
+        sectors: sectors.len(),
+        positions: sectors.iter().map(size).sum(),
+        bytes: sectors
+            .iter()
+            .map(|s| raw_file_len(variant, *s, size(s)))
+            .sum(),
+    })
 }
 
 /// The placement sectors of the last man in hand, whose successors are the
@@ -235,11 +268,38 @@ fn movement_positions(variant: &'static Variant) -> u64 {
         .sum()
 }
 
-fn tempfile_dir() -> Result<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("morris-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    Ok(dir)
+/// The bench's temporary folder, removed when the bench ends or fails, and
+/// when Ctrl-C or SIGTERM stops it: a stopped bench leaves nothing in /tmp.
+struct BenchFolder {
+    dir: PathBuf,
 }
+
+impl BenchFolder {
+    fn new() -> Result<BenchFolder> {
+        let dir = std::env::temp_dir().join(format!("morris-bench-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let removed = dir.clone();
+        ctrlc::set_handler(move || {
+            let _ = std::fs::remove_dir_all(&removed);
+            note(&format!(
+                "stopped: the bench's temporary folder {} is removed",
+                removed.display()
+            ));
+            // 128 + SIGINT, as a shell reports a stopped command.
+            std::process::exit(130);
+        })?;
+        Ok(BenchFolder { dir })
+    }
+}
+
+impl Drop for BenchFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// How long one timed pass of `bench --probe` is meant to take.
+const SECONDS_PER_PASS: f64 = 3.0;
 
 /// A probe's answer as a number: the value's order (with a fresh counter
 /// under the folder's move-count rule).
@@ -257,6 +317,20 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
     if sectors.is_empty() {
         bail!("{} holds no sector files", db.display());
     }
+    // The machine first: what follows can take minutes on a slow folder.
+    writeln!(
+        out,
+        "machine: {} threads, {}",
+        rayon::current_num_threads(),
+        cpu_name()
+    )?;
+    writeln!(
+        out,
+        "probe: the first probe of each of {} sectors of {}, then positions drawn from them",
+        sectors.len(),
+        db.display()
+    )?;
+    out.flush()?;
     let mut first_probe = Vec::new();
     let many = Tablebase::open(db, variant)?.with_built_indices();
     let mut samples = Vec::new();
@@ -303,23 +377,26 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
     first_probe.sort();
     writeln!(
         out,
-        "machine: {} threads, {}",
-        rayon::current_num_threads(),
-        cpu_name()
-    )?;
-    writeln!(
-        out,
-        "probe: {} positions from {} sectors of {}, files warm",
-        samples.len(),
-        sectors.len(),
-        db.display()
-    )?;
-    writeln!(
-        out,
         "  first probe of a sector (map its file and its stored index, or build the index): median {:.2?}, max {:.2?}",
         first_probe[first_probe.len() / 2],
         first_probe[first_probe.len() - 1]
     )?;
+    // A pass takes a few seconds whatever the folder: a first look at the
+    // rate sizes the passes (a folder probed by a search is slower).
+    let started = Instant::now();
+    let calibration = &samples[..samples.len().min(20_000)];
+    calibration.par_iter().for_each(|p| {
+        let _ = probe_rank(tablebase, p);
+    });
+    let rate = calibration.len() as f64 / started.elapsed().as_secs_f64().max(1e-9);
+    let per_pass = ((rate * SECONDS_PER_PASS) as usize).clamp(calibration.len(), samples.len());
+    samples.truncate(per_pass);
+    writeln!(
+        out,
+        "  {} positions per pass, files warm (about {SECONDS_PER_PASS} s each at the first rate seen)",
+        samples.len()
+    )?;
+    out.flush()?;
     let mut answers = Vec::new();
     for (label, tb) in [
         ("stored indices (probe)", tablebase),
@@ -347,6 +424,7 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
             "  {label}: {one_rate:.0} probes/s on one thread, {all_rate:.0} on {}",
             rayon::current_num_threads()
         )?;
+        out.flush()?;
     }
     assert!(answers.windows(2).all(|w| w[0] == w[1]), "probes agree");
     Ok(())

@@ -5,6 +5,7 @@
 
 mod bench;
 mod check;
+mod errors;
 mod game;
 mod pack;
 mod play;
@@ -17,11 +18,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use clap::{Parser, Subcommand};
 
+pub use errors::{Conflict, exit_code, hint};
+
 use morris::db::folder_variant;
-use morris::{
-    ErrorKind, FileError, Position, PositionError, ProbeError, RuleError, SectorKey, SolveError,
-    Tablebase, Variant,
-};
+use morris::{FileError, Position, SectorKey, Tablebase, Variant};
 
 const NOTATION_HELP: &str = "\
 Notation (see docs/RULES.md):
@@ -85,12 +85,12 @@ pub enum Command {
         #[arg(long)]
         divide: bool,
     },
-    /// List the sectors reachable from the start: positions, index size,
-    /// successors and file bytes, with totals, to plan a solve.
+    /// List the sectors a solve with the same selection takes, what it
+    /// names and what that depends on, in the order a solve builds them:
+    /// positions, index size, successors and file bytes, with totals.
     Sectors {
-        /// Only sectors with at most this many men on the board (both sides).
-        #[arg(long)]
-        max_men: Option<u32>,
+        #[command(flatten)]
+        selection: SelectionArgs,
     },
     /// Solve sectors into a database folder, dependencies first. Resumable:
     /// finished sectors are kept, an interrupted unit is solved again; two
@@ -102,16 +102,8 @@ pub enum Command {
     Solve {
         #[command(flatten)]
         db: DbArg,
-        /// Sectors to solve, e.g. 3-3,4-3 (and what they depend on).
-        #[arg(long, value_delimiter = ',', conflicts_with_all = ["max_men", "all"])]
-        sectors: Vec<SectorKey>,
-        /// Movement sectors with at most this many men on the board (10 when
-        /// no selection is given).
-        #[arg(long, conflicts_with = "all")]
-        max_men: Option<u32>,
-        /// Every reachable sector: the whole game.
-        #[arg(long)]
-        all: bool,
+        #[command(flatten)]
+        selection: SelectionArgs,
         /// Worker threads, 1 to 1024 (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
@@ -151,8 +143,9 @@ pub enum Command {
         /// Seed of --sample: the same seed checks the same positions.
         #[arg(long, default_value_t = 1, requires = "sample")]
         seed: u64,
-        /// Recompute through the simple checker (about 0.16 M positions/s),
-        /// the oracle the fast one is tested against.
+        /// Recompute through the simple checker, the oracle the fast one is
+        /// tested against: several times slower (figures in
+        /// docs/PERFORMANCE.md).
         #[arg(long)]
         oracle: bool,
         /// Skip the sectors a full check already passed, as recorded in the
@@ -249,6 +242,34 @@ pub enum Command {
         #[arg(long, conflicts_with = "probe")]
         verify: bool,
     },
+}
+
+/// Which sectors `solve` builds and `sectors` lists: the same flags, the
+/// same meaning.
+#[derive(clap::Args, Debug)]
+pub struct SelectionArgs {
+    /// These sectors, e.g. 3-3,4-3 (and what they depend on).
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["max_men", "all"])]
+    pub sectors: Vec<SectorKey>,
+    /// The movement sectors with at most this many men on the board, both
+    /// sides (and what they depend on); 10 when no selection is given.
+    #[arg(long, conflicts_with = "all")]
+    pub max_men: Option<u32>,
+    /// Every reachable sector: the whole game.
+    #[arg(long)]
+    pub all: bool,
+}
+
+impl SelectionArgs {
+    fn selection(&self) -> morris::Selection {
+        if self.all {
+            morris::Selection::All
+        } else if !self.sectors.is_empty() {
+            morris::Selection::Sectors(self.sectors.clone())
+        } else {
+            morris::Selection::MaxMen(self.max_men.unwrap_or(10))
+        }
+    }
 }
 
 /// The database folder argument.
@@ -387,12 +408,10 @@ pub fn run(cli: Cli) -> Result<()> {
             depth,
             divide,
         ),
-        Command::Sectors { max_men } => solve::sectors(out, plain, max_men),
+        Command::Sectors { selection } => solve::sectors(out, plain, &selection.selection()),
         Command::Solve {
             db,
-            sectors,
-            max_men,
-            all,
+            selection,
             threads,
             quiet,
             pack,
@@ -409,13 +428,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 Some(v) => v,
                 None => folder_variant(&db.db)?.unwrap_or(plain),
             };
-            let selection = if all {
-                morris::Selection::All
-            } else if !sectors.is_empty() {
-                morris::Selection::Sectors(sectors)
-            } else {
-                morris::Selection::MaxMen(max_men.unwrap_or(10))
-            };
+            let selection = selection.selection();
             solve::solve(out, variant, &db.db, selection, pack.as_deref(), quiet)
         }
         Command::Probe {
@@ -647,139 +660,4 @@ pub fn parse_position_at(variant: &Variant, text: &str) -> Result<(Position, u8)
         .parse_position_with_counter(text)
         .with_context(|| format!("cannot read the position '{}'", echo(text)))?;
     Ok((pos, counter.unwrap_or(0)))
-}
-
-/// The kind of an error, from the first of its causes that has one
-/// (`None`: an error of the command line's own, bad input).
-fn kind_of(err: &anyhow::Error) -> Option<ErrorKind> {
-    for cause in err.chain() {
-        if let Some(e) = cause.downcast_ref::<ProbeError>() {
-            return Some(e.kind());
-        }
-        if let Some(e) = cause.downcast_ref::<SolveError>() {
-            return Some(e.kind());
-        }
-        if let Some(e) = cause.downcast_ref::<FileError>() {
-            return Some(e.kind());
-        }
-        if cause.is::<check::Mismatches>() || cause.is::<check::Unreadable>() {
-            return Some(ErrorKind::DamagedData);
-        }
-        if cause.is::<check::MissingSectors>() {
-            return Some(ErrorKind::MissingData);
-        }
-        if cause.is::<RuleError>() || cause.is::<Conflict>() {
-            return Some(ErrorKind::Usage);
-        }
-        if cause.is::<PositionError>() {
-            return Some(ErrorKind::BadInput);
-        }
-    }
-    None
-}
-
-/// The exit code of an error, decided here only, from its kind: 1 bad input
-/// (a position, a counter, a sector that does not exist), 2 usage (options
-/// that contradict each other; clap's own errors too), 3 a database problem
-/// (no folder, another variant's or kind's, a missing sector, a damaged or
-/// unwritable file, mismatches found).
-pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if let Some(f) = err.downcast_ref::<probe::Failures>() {
-        return f.exit_code();
-    }
-    match kind_of(err) {
-        None | Some(ErrorKind::BadInput) => 1,
-        Some(ErrorKind::Usage) => 2,
-        Some(ErrorKind::MissingData | ErrorKind::DamagedData) => 3,
-    }
-}
-
-/// Options that contradict each other or are out of range, said in the
-/// binary's words.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Conflict(pub String);
-
-/// The command that mends an error, where there is one: the library says
-/// what is wrong and missing, the binary how to run what builds it.
-pub fn hint(err: &anyhow::Error) -> Option<String> {
-    let probe = err.chain().find_map(|c| {
-        c.downcast_ref::<ProbeError>()
-            .or_else(|| match c.downcast_ref::<SolveError>() {
-                Some(SolveError::Probe(e) | SolveError::MissingDependency { source: e, .. }) => {
-                    Some(e)
-                }
-                _ => None,
-            })
-    });
-    if let Some(unreadable) = err.downcast_ref::<check::Unreadable>() {
-        let sectors: Vec<String> = unreadable.rebuild.iter().map(|s| s.to_string()).collect();
-        return Some(format!(
-            "delete each damaged file, then build again: `morris solve --db {} --sectors {}`",
-            unreadable.dir.display(),
-            sectors.join(",")
-        ));
-    }
-    if let Some(SolveError::UnreachableSector { variant, .. }) =
-        err.chain().find_map(|c| c.downcast_ref::<SolveError>())
-    {
-        return Some(format!(
-            "`morris --variant {variant} sectors` lists the sectors of the game"
-        ));
-    }
-    Some(match probe? {
-        ProbeError::MissingSector {
-            sector,
-            dir,
-            packed: true,
-            ..
-        } => format!(
-            "solve it into the raw folder this one was packed from, then pack that again: `morris solve --db RAW --sectors {sector}` and `morris pack --db RAW --out {}`",
-            dir.display()
-        ),
-        ProbeError::MissingSector { sector, dir, .. } => format!(
-            "build it with `morris solve --db {} --sectors {sector}`",
-            dir.display()
-        ),
-        ProbeError::Damaged { sector, source, .. } => {
-            let path = source.path();
-            let dir = path.parent().unwrap_or(Path::new(".")).display();
-            if path.extension().is_some_and(|e| e == "idx") {
-                format!(
-                    "delete {} and run `morris solve --db {dir}` over the folder to write it again (probes build the index in memory meanwhile)",
-                    path.display()
-                )
-            } else {
-                format!(
-                    "delete {} and run `morris solve --db {dir} --sectors {sector}` to build it again",
-                    path.display()
-                )
-            }
-        }
-        ProbeError::WrongVariant { found, wanted, .. } => {
-            let game = |label: &str| label.split(' ').next().unwrap_or_default().to_string();
-            if game(found) == game(wanted) && wanted.contains("rule") {
-                "leave out --n-move: the folder holds values without the move-count rule".into()
-            } else if game(found) == game(wanted) {
-                "give the folder's --n-move, or leave out --variant and --n-move: a folder's manifest names its rules".into()
-            } else {
-                "leave out --variant (and --n-move): a folder's manifest names its rules; or give another --db folder".into()
-            }
-        }
-        ProbeError::NotADatabase { dir } if !dir.exists() => format!(
-            "give the --db folder a solve wrote, or build one: `morris solve --db {}`",
-            dir.display()
-        ),
-        ProbeError::NotADatabase { dir } => format!(
-            "a folder is made by `morris solve --db {}` (or `morris pack`)",
-            dir.display()
-        ),
-        ProbeError::RuleMismatch {
-            has_rule: false, ..
-        } => "leave out --n-move: the folder holds values without the move-count rule".into(),
-        ProbeError::WdlOnly { .. } => {
-            "probe a folder packed in full (`morris pack` without --wdl) or the raw one".into()
-        }
-        _ => return None,
-    })
 }

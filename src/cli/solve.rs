@@ -9,17 +9,18 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::note;
-use morris::db::raw_file_len;
+use morris::db::{JobSize, raw_file_len};
 use morris::index::{SectorGraph, SectorIndex, SectorKey, binomial};
 use morris::solve::{SolveEvent, UnitEvent};
 use morris::{Position, Selection, SolveOptions, Tablebase, Variant};
 
-pub fn sectors(out: &mut dyn Write, variant: &'static Variant, max_men: Option<u32>) -> Result<()> {
+pub fn sectors(
+    out: &mut dyn Write,
+    variant: &'static Variant,
+    selection: &Selection,
+) -> Result<()> {
     let graph = SectorGraph::reachable(variant);
-    let shown: Vec<SectorKey> = graph
-        .sectors()
-        .filter(|s| max_men.is_none_or(|n| s.men_on_board() <= n))
-        .collect();
+    let shown = selection.sectors_to_solve(variant)?;
     writeln!(
         out,
         "{:<10} {:>15} {:>13} {:>7} {:>13}  successors",
@@ -47,10 +48,21 @@ pub fn sectors(out: &mut dyn Write, variant: &'static Variant, max_men: Option<u
     }
     writeln!(
         out,
-        "{} sectors ({} movement), {raw_total} positions, {index_total} up to symmetry, {bytes_total} bytes of files",
+        "{} {} ({} movement), {raw_total} positions, {index_total} up to symmetry, {bytes_total} bytes of files",
         shown.len(),
+        if shown.len() == 1 {
+            "sector"
+        } else {
+            "sectors"
+        },
         shown.iter().filter(|s| s.is_movement()).count()
     )?;
+    let job = JobSize {
+        sectors: shown.len(),
+        positions: index_total,
+        bytes: bytes_total,
+    };
+    writeln!(out, "a solve of them from nothing: {job}")?;
     writeln!(
         out,
         "ratio: index size times {} symmetries over raw positions (1 = no waste; symmetric positions make it lower)",

@@ -30,6 +30,54 @@ pub enum Selection {
     Sectors(Vec<SectorKey>),
 }
 
+impl Selection {
+    /// The sectors selected, before their dependencies.
+    ///
+    /// # Errors
+    /// A named sector the game does not reach, or a selection that holds
+    /// no sector.
+    fn targets(
+        &self,
+        variant: &Variant,
+        graph: &SectorGraph,
+    ) -> Result<Vec<SectorKey>, SolveError> {
+        let targets: Vec<SectorKey> = match self {
+            Selection::All => graph.sectors().collect(),
+            Selection::MaxMen(n) => graph
+                .sectors()
+                .filter(|s| s.is_movement() && s.men_on_board() <= *n)
+                .collect(),
+            Selection::Sectors(list) => {
+                if let Some(&sector) = list.iter().find(|s| !graph.contains(**s)) {
+                    return Err(SolveError::UnreachableSector {
+                        sector,
+                        variant: variant.name.to_string(),
+                    });
+                }
+                list.clone()
+            }
+        };
+        if targets.is_empty() {
+            return Err(SolveError::NothingSelected {
+                variant: variant.label(),
+            });
+        }
+        Ok(targets)
+    }
+
+    /// Every sector a solve of this selection takes, the selected ones and
+    /// what they depend on, in the order a solve builds them.
+    ///
+    /// # Errors
+    /// As [`solve`]'s for the selection: a named sector the game does not
+    /// reach, or a selection that holds no sector.
+    pub fn sectors_to_solve(&self, variant: &Variant) -> Result<Vec<SectorKey>, SolveError> {
+        let graph = SectorGraph::reachable(variant);
+        let targets = self.targets(variant, &graph)?;
+        Ok(graph.units_for(&targets).into_iter().flatten().collect())
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct SolveOptions {
     pub db: PathBuf,
@@ -114,27 +162,7 @@ pub fn solve(
 ) -> Result<SolveSummary, SolveError> {
     let variant = options.variant;
     let graph = SectorGraph::reachable(variant);
-    let targets: Vec<SectorKey> = match &options.selection {
-        Selection::All => graph.sectors().collect(),
-        Selection::MaxMen(n) => graph
-            .sectors()
-            .filter(|s| s.is_movement() && s.men_on_board() <= *n)
-            .collect(),
-        Selection::Sectors(list) => {
-            if let Some(&sector) = list.iter().find(|s| !graph.contains(**s)) {
-                return Err(SolveError::UnreachableSector {
-                    sector,
-                    variant: variant.name.to_string(),
-                });
-            }
-            list.clone()
-        }
-    };
-    if targets.is_empty() {
-        return Err(SolveError::NothingSelected {
-            variant: variant.label(),
-        });
-    }
+    let targets = options.selection.targets(variant, &graph)?;
     // The folder is made only now that there is something to write in it.
     let made_here = !options.db.exists();
     let tablebase = Tablebase::create(&options.db, variant)?;

@@ -33,25 +33,26 @@ const PACKINGS: [(&str, &[&str]); 4] = [
 /// Six solved whole, raw, in every packing and under the rule of 20 plies:
 /// (name, folder), made once for the tests of this file.
 fn six_folders() -> &'static [(String, PathBuf)] {
-    static FOLDERS: std::sync::OnceLock<(tempfile::TempDir, Vec<(String, PathBuf)>)> =
-        std::sync::OnceLock::new();
-    &FOLDERS
-        .get_or_init(|| {
-            let dir = tempfile::tempdir().unwrap();
-            let raw = dir.path().join("raw");
+    static FOLDERS: std::sync::OnceLock<Vec<(String, PathBuf)>> = std::sync::OnceLock::new();
+    FOLDERS.get_or_init(|| {
+        let dir = crate::shared_folder("six-packings", |dir| {
+            let raw = dir.join("raw");
             solve_into(&raw, six(), Selection::All);
-            let mut folders = vec![("raw".to_string(), raw.clone())];
             for (name, options) in PACKINGS {
-                let packed = dir.path().join(name);
-                pack_folder_as(&raw, &packed, options);
-                folders.push((name.to_string(), packed));
+                pack_folder_as(&raw, &dir.join(name), options);
             }
-            let ruled = dir.path().join("rule-20");
-            solve_into(&ruled, six().with_n_move(20).unwrap(), Selection::All);
-            folders.push(("rule-20".to_string(), ruled));
-            (dir, folders)
-        })
-        .1
+            solve_into(
+                &dir.join("rule-20"),
+                six().with_n_move(20).unwrap(),
+                Selection::All,
+            );
+        });
+        let names = ["raw"].into_iter().chain(PACKINGS.map(|(name, _)| name));
+        names
+            .chain(["rule-20"])
+            .map(|name| (name.to_string(), dir.join(name)))
+            .collect()
+    })
 }
 
 /// Every position of `sectors` (positions of play only).
@@ -369,7 +370,8 @@ fn the_json_of_every_kind_of_folder_is_the_documented_one() {
                 check_answer(&json, &docs, asked, &format!("{name} {pos} line {line}"));
             }
         }
-        let batch = dir.parent().unwrap().join(format!("{name}-batch.txt"));
+        let scratch = tempfile::tempdir().unwrap();
+        let batch = scratch.path().join(format!("{name}-batch.txt"));
         std::fs::write(&batch, positions.join("\n")).unwrap();
         for moves in [false, true] {
             let mut args = vec![

@@ -6,12 +6,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn morris() -> Command {
+pub(crate) fn morris() -> Command {
     Command::new(env!("CARGO_BIN_EXE_morris"))
 }
 
 /// Runs `morris ARGS`, returning (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(args: &[&str]) -> (i32, String, String) {
     let out = morris().args(args).output().unwrap();
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout).to_string(),
@@ -21,27 +21,27 @@ fn run(args: &[&str]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), stdout, stderr)
 }
 
-fn ok(args: &[&str]) -> String {
+pub(crate) fn ok(args: &[&str]) -> String {
     let (code, out, err) = run(args);
     assert_eq!(code, 0, "{args:?}: {err}");
     out
 }
 
-fn fails(args: &[&str], code: i32) -> String {
+pub(crate) fn fails(args: &[&str], code: i32) -> String {
     let (got, _, err) = run(args);
     assert_eq!(got, code, "{args:?}: {err}");
     err
 }
 
 /// A standard folder with the movement sectors up to 7 men.
-fn small_folder() -> (tempfile::TempDir, String) {
+pub(crate) fn small_folder() -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db").to_str().unwrap().to_string();
     ok(&["solve", "--db", &db, "--max-men", "7", "--quiet"]);
     (dir, db)
 }
 
-const THREE_THREE: &str = "WBW/.../.../W...../.../.../BB. w 0 0";
+pub(crate) const THREE_THREE: &str = "WBW/.../.../W...../.../.../BB. w 0 0";
 
 /// The README's first steps on a small folder: a probe, a game from a
 /// position of the solved sectors; and the start, whose sectors are not
@@ -344,7 +344,7 @@ fn an_interrupted_verify_resumes() {
 
 /// Runs `morris ARGS` and kills it after `limit`: a hang fails the test
 /// instead of stalling the suite.
-fn run_within(args: &[&str], limit: Duration) -> (i32, String, String) {
+pub(crate) fn run_within(args: &[&str], limit: Duration) -> (i32, String, String) {
     let mut child = morris()
         .args(args)
         .stdout(Stdio::piped())

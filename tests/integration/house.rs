@@ -436,17 +436,12 @@ proptest! {
 
 /// The six folder solved once for the file-damage tests.
 fn six_folder() -> &'static Path {
-    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        solve_into(
-            dir.path(),
-            Variant::by_name("six").unwrap(),
-            Selection::MaxMen(8),
-        );
-        dir
+        crate::shared_folder("six-up-to-8", |dir| {
+            solve_into(dir, Variant::by_name("six").unwrap(), Selection::MaxMen(8));
+        })
     })
-    .path()
 }
 
 /// Opens a copy of the six folder whose `name` holds `bytes`, and probes a

@@ -1,0 +1,143 @@
+//! Where an error becomes what the user reads: its exit code, decided here
+//! only, and the command that mends it, where there is one.
+
+use std::path::Path;
+
+use morris::{ErrorKind, FileError, PositionError, ProbeError, RuleError, SolveError};
+
+use super::{check, probe};
+
+/// The kind of an error, from the first of its causes that has one
+/// (`None`: an error of the command line's own, bad input).
+fn kind_of(err: &anyhow::Error) -> Option<ErrorKind> {
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<ProbeError>() {
+            return Some(e.kind());
+        }
+        if let Some(e) = cause.downcast_ref::<SolveError>() {
+            return Some(e.kind());
+        }
+        if let Some(e) = cause.downcast_ref::<FileError>() {
+            return Some(e.kind());
+        }
+        if cause.is::<check::Mismatches>() || cause.is::<check::Unreadable>() {
+            return Some(ErrorKind::DamagedData);
+        }
+        if cause.is::<check::MissingSectors>() {
+            return Some(ErrorKind::MissingData);
+        }
+        if cause.is::<RuleError>() || cause.is::<Conflict>() {
+            return Some(ErrorKind::Usage);
+        }
+        if cause.is::<PositionError>() {
+            return Some(ErrorKind::BadInput);
+        }
+    }
+    None
+}
+
+/// The exit code of an error, decided here only, from its kind: 1 bad input
+/// (a position, a counter, a sector that does not exist), 2 usage (options
+/// that contradict each other; clap's own errors too), 3 a database problem
+/// (no folder, another variant's or kind's, a missing sector, a damaged or
+/// unwritable file, mismatches found).
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    if let Some(f) = err.downcast_ref::<probe::Failures>() {
+        return f.exit_code();
+    }
+    match kind_of(err) {
+        None | Some(ErrorKind::BadInput) => 1,
+        Some(ErrorKind::Usage) => 2,
+        Some(ErrorKind::MissingData | ErrorKind::DamagedData) => 3,
+    }
+}
+
+/// Options that contradict each other or are out of range, said in the
+/// binary's words.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Conflict(pub String);
+
+/// The command that mends an error, where there is one: the library says
+/// what is wrong and missing, the binary how to run what builds it.
+pub fn hint(err: &anyhow::Error) -> Option<String> {
+    let probe = err.chain().find_map(|c| {
+        c.downcast_ref::<ProbeError>()
+            .or_else(|| match c.downcast_ref::<SolveError>() {
+                Some(SolveError::Probe(e) | SolveError::MissingDependency { source: e, .. }) => {
+                    Some(e)
+                }
+                _ => None,
+            })
+    });
+    if let Some(unreadable) = err.downcast_ref::<check::Unreadable>() {
+        let sectors: Vec<String> = unreadable.rebuild.iter().map(|s| s.to_string()).collect();
+        return Some(format!(
+            "delete each damaged file, then build again: `morris solve --db {} --sectors {}`",
+            unreadable.dir.display(),
+            sectors.join(",")
+        ));
+    }
+    if let Some(SolveError::UnreachableSector { variant, .. }) =
+        err.chain().find_map(|c| c.downcast_ref::<SolveError>())
+    {
+        return Some(format!(
+            "`morris --variant {variant} sectors` lists the sectors of the game"
+        ));
+    }
+    Some(match probe? {
+        ProbeError::MissingSector {
+            sector,
+            dir,
+            packed: true,
+            ..
+        } => format!(
+            "solve it into the raw folder this one was packed from, then pack that again: `morris solve --db RAW --sectors {sector}` and `morris pack --db RAW --out {}`",
+            dir.display()
+        ),
+        ProbeError::MissingSector { sector, dir, .. } => format!(
+            "build it with `morris solve --db {} --sectors {sector}`",
+            dir.display()
+        ),
+        ProbeError::Damaged { sector, source, .. } => {
+            let path = source.path();
+            let dir = path.parent().unwrap_or(Path::new(".")).display();
+            if path.extension().is_some_and(|e| e == "idx") {
+                format!(
+                    "delete {} and run `morris solve --db {dir}` over the folder to write it again (probes build the index in memory meanwhile)",
+                    path.display()
+                )
+            } else {
+                format!(
+                    "delete {} and run `morris solve --db {dir} --sectors {sector}` to build it again",
+                    path.display()
+                )
+            }
+        }
+        ProbeError::WrongVariant { found, wanted, .. } => {
+            let game = |label: &str| label.split(' ').next().unwrap_or_default().to_string();
+            if game(found) == game(wanted) && wanted.contains("rule") {
+                "leave out --n-move: the folder holds values without the move-count rule".into()
+            } else if game(found) == game(wanted) {
+                "give the folder's --n-move, or leave out --variant and --n-move: a folder's manifest names its rules".into()
+            } else {
+                "leave out --variant (and --n-move): a folder's manifest names its rules; or give another --db folder".into()
+            }
+        }
+        ProbeError::NotADatabase { dir } if !dir.exists() => format!(
+            "give the --db folder a solve wrote, or build one: `morris solve --db {}`",
+            dir.display()
+        ),
+        ProbeError::NotADatabase { dir } => format!(
+            "a folder is made by `morris solve --db {}` (or `morris pack`)",
+            dir.display()
+        ),
+        ProbeError::RuleMismatch {
+            has_rule: false, ..
+        } => "leave out --n-move: the folder holds values without the move-count rule".into(),
+        ProbeError::WdlOnly { .. } => {
+            "probe a folder packed in full (`morris pack` without --wdl) or the raw one".into()
+        }
+        _ => return None,
+    })
+}

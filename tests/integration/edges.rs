@@ -1,0 +1,314 @@
+//! The edges of the commands that a new user met in a second round of
+//! first use, through the real binary (message and exit code): the counter
+//! outside probes, `sectors` and `solve` agreeing, a damaged folder listed
+//! whole, benches that stop cleanly and say what they do, and leftovers.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use morris::{Position, Variant};
+
+use crate::first_use::{THREE_THREE, fails, morris, ok, run, run_within, small_folder};
+
+/// Counts move paths under the move-count rule of `n` plies the plain way:
+/// a move that removes a man closed a mill and starts the counter afresh;
+/// a position whose counter has reached `n` has no moves.
+fn perft_under_rule(variant: &Variant, pos: &Position, counter: u8, n: u8, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if counter >= n {
+        return 0;
+    }
+    variant
+        .moves(pos)
+        .into_iter()
+        .map(|(m, child)| {
+            let next = if m.remove.is_some() { 0 } else { counter + 1 };
+            perft_under_rule(variant, &child, next, n, depth - 1)
+        })
+        .sum()
+}
+
+/// `show`, `moves` and `perft` read the counter that probes read under
+/// `--n-move`, and use it: moves give their children's counters, the game
+/// ends at N, perft stops there. A sixth field and a counter without the
+/// rule say what a position holds.
+#[test]
+fn the_counter_is_read_by_show_moves_and_perft_under_the_rule() {
+    let shown = ok(&["--n-move", "100", "show", &format!("{THREE_THREE} 3")]);
+    assert!(shown.contains(&format!("{THREE_THREE} 3")), "{shown}");
+    let listed = ok(&["--n-move", "100", "moves", &format!("{THREE_THREE} 7")]);
+    assert!(
+        listed
+            .lines()
+            .all(|l| l.ends_with(" 8") || l.ends_with(" 0"))
+            && listed.lines().count() > 10,
+        "{listed}"
+    );
+    let ended = ok(&["--n-move", "100", "moves", &format!("{THREE_THREE} 100")]);
+    assert!(ended.contains("drawn by the move-count rule"), "{ended}");
+    let shown = ok(&["--n-move", "100", "show", &format!("{THREE_THREE} 100")]);
+    assert!(
+        shown.contains("game over: drawn by the move-count rule"),
+        "{shown}"
+    );
+
+    let err = fails(
+        &["--n-move", "100", "show", &format!("{THREE_THREE} 7 1")],
+        1,
+    );
+    assert!(
+        err.contains("4 or 5 fields") && err.contains("found 6"),
+        "{err}"
+    );
+    let err = fails(&["show", &format!("{THREE_THREE} 7")], 1);
+    assert!(err.contains("--n-move"), "{err}");
+
+    // perft against the plain count with mills read from the removals.
+    let standard = Variant::standard();
+    let text = "WW./B../.../W.B.B./.../.../WB. w 0 0";
+    let pos = standard.parse_position(text).unwrap();
+    let plain = standard.perft(&pos, 4);
+    let mut differs = false;
+    for counter in [0u8, 96, 97, 98, 100] {
+        let counted: u64 = ok(&[
+            "--n-move",
+            "100",
+            "perft",
+            &format!("{text} {counter}"),
+            "4",
+        ])
+        .trim()
+        .parse()
+        .unwrap();
+        assert_eq!(
+            counted,
+            perft_under_rule(standard, &pos, counter, 100, 4),
+            "counter {counter}"
+        );
+        differs |= counted != plain;
+    }
+    assert!(
+        differs,
+        "the rule never cut a path: the test would not bite"
+    );
+}
+
+/// A game that is over says why: a side down to two men, or blocked.
+#[test]
+fn a_finished_game_says_why_it_ended() {
+    let down = ok(&["moves", "WW./.../.../BBB.../.../.../... w 0 0"]);
+    assert!(
+        down.contains("White to move has lost, with 2 men"),
+        "{down}"
+    );
+    // White's four corners, each hemmed in by Black's midpoints.
+    let blocked = ok(&["show", "WBW/.../.../B....B/.../.../WBW w 0 0"]);
+    assert!(
+        blocked.contains("White to move has lost: it has no legal move"),
+        "{blocked}"
+    );
+}
+
+/// The first column of `sectors`: the sectors it lists.
+fn listed_sectors(table: &str) -> Vec<String> {
+    table
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.contains(" sector") && !l.starts_with("a solve"))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+/// `sectors` lists what `solve` with the same flags writes, in the same
+/// words: a folder solved with `--max-men 7` holds exactly the files that
+/// `sectors --max-men 7` lists; one sector is "1 sector".
+#[test]
+fn sectors_lists_what_solve_writes() {
+    let (_dir, db) = small_folder();
+    let mut written: Vec<String> = std::fs::read_dir(&db)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".mdb").map(str::to_string)
+        })
+        .collect();
+    written.sort();
+    let table = ok(&["sectors", "--max-men", "7"]);
+    let mut listed = listed_sectors(&table);
+    listed.sort();
+    assert_eq!(listed, written, "{table}");
+    assert!(table.contains("a solve of them from nothing"), "{table}");
+    let one = ok(&["sectors", "--sectors", "3-3"]);
+    assert!(one.contains("1 sector (1 movement)"), "{one}");
+    // A placement sector brings what it depends on.
+    let placement = ok(&["sectors", "--sectors", "3+1-3+0"]);
+    assert!(listed_sectors(&placement).len() > 1, "{placement}");
+    let err = fails(&["sectors", "--max-men", "2"], 1);
+    assert!(err.contains("nothing to solve"), "{err}");
+}
+
+/// `verify` lists every sector it cannot check, with the damaged file or
+/// the missing sector, then exits 3 with the command that rebuilds them.
+#[test]
+fn verify_lists_every_damaged_file_before_failing() {
+    let (_dir, db) = small_folder();
+    for name in ["3-4.mdb", "4-3.mdb"] {
+        let path = Path::new(&db).join(name);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 10;
+        bytes[last] ^= 0xff;
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let (code, out, err) = run(&["verify", "--db", &db]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        out.contains("3-4: CANNOT BE CHECKED") && out.contains("4-3: CANNOT BE CHECKED"),
+        "{out}"
+    );
+    assert!(out.contains("3-3: ok"), "the check stopped early: {out}");
+    assert!(
+        err.contains("3-4.mdb is corrupted")
+            && err.contains("4-3.mdb is corrupted")
+            && err.contains("--sectors 3-4,4-3"),
+        "{err}"
+    );
+}
+
+/// `play --from` a position whose sector the folder lacks fails before it
+/// draws a board; `solve --pack` into its own `--db` is refused as usage
+/// and leaves no folder.
+#[test]
+fn play_and_solve_refuse_before_they_start() {
+    let (dir, db) = small_folder();
+    let four_four = "WBW/B../.../W...../.../B../WB. w 0 0";
+    let (code, out, err) = run(&["play", "--db", &db, "--human", "none", "--from", four_four]);
+    assert_eq!(code, 3, "{err}");
+    assert!(out.is_empty(), "a board was drawn: {out}");
+    assert!(err.contains("4-4"), "{err}");
+
+    let fresh = dir.path().join("fresh").to_str().unwrap().to_string();
+    let err = fails(
+        &[
+            "solve",
+            "--db",
+            &fresh,
+            "--sectors",
+            "3-3",
+            "--pack",
+            &format!("{fresh}/"),
+        ],
+        2,
+    );
+    assert!(err.contains("is the --db folder"), "{err}");
+    assert!(!Path::new(&fresh).exists(), "a refused solve left {fresh}");
+}
+
+/// A full check of files that keep the losses only says up front how long
+/// it takes, and what is faster.
+#[test]
+fn verify_of_a_searched_folder_says_how_long_it_takes() {
+    let (dir, db) = small_folder();
+    let packed = dir.path().join("packed").to_str().unwrap().to_string();
+    ok(&["pack", "--db", &db, "--out", &packed]);
+    let (code, _, err) = run(&["verify", "--db", &packed, "--sectors", "3-3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("losses only") && err.contains("--sample"),
+        "{err}"
+    );
+    let (_, _, err) = run(&["verify", "--db", &db, "--sectors", "3-3"]);
+    assert!(!err.contains("losses only"), "{err}");
+}
+
+/// A bench too large is refused with its size; a bench stopped by SIGTERM
+/// removes its temporary folder; `bench --probe` names the machine before
+/// it starts timing.
+#[test]
+fn benches_refuse_runaways_clean_up_and_speak_at_once() {
+    let err = fails(&["bench", "--max-men", "300"], 2);
+    assert!(
+        err.contains("positions") && err.contains("morris solve"),
+        "{err}"
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    let child = morris()
+        .args(["bench", "--max-men", "10"])
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let folder = tmp.path().join(format!("morris-bench-{}", child.id()));
+    let started = std::time::Instant::now();
+    while !folder.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no bench folder"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!folder.exists(), "the bench left {}", folder.display());
+
+    let (_dir, db) = small_folder();
+    let mut child = morris()
+        .args(["bench", "--probe", &db])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first.starts_with("machine:"), "{first}");
+    // A bench that runs to its end on the small folder.
+    let (code, out, err) = run_within(&["bench", "--probe", &db], Duration::from_secs(120));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("positions per pass") && out.contains("probes/s"),
+        "{out}"
+    );
+}
+
+/// The README's examples write folders that git does not list, and no test
+/// keeps a temporary folder in a static, which is never dropped.
+#[test]
+fn examples_and_tests_leave_nothing_behind() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ignored = std::fs::read_to_string(root.join(".gitignore")).unwrap();
+    assert!(ignored.lines().any(|l| l == "/db-*/"), "{ignored}");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains("--db db-six"),
+        "the README's example changed: check .gitignore"
+    );
+    for entry in std::fs::read_dir(root.join("tests/integration")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept = ["OnceLock<tempfile::", "OnceLock<(tempfile::"];
+        assert!(
+            kept.iter().all(|k| !text.contains(k)) || path.ends_with("edges.rs"),
+            "{} keeps a temporary folder in a static",
+            path.display()
+        );
+    }
+}
