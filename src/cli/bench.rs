@@ -176,8 +176,13 @@ fn bench_placement(
     let elapsed = started.elapsed().as_secs_f64();
     writeln!(
         out,
-        "placement: {} sectors with one man in hand ({} to {}), {} positions in {elapsed:.2} s: {:.0} positions/s",
+        "placement: {} {} with one man in hand ({} to {}), {} positions in {elapsed:.2} s: {:.0} positions/s",
         placement.len(),
+        if placement.len() == 1 {
+            "sector"
+        } else {
+            "sectors"
+        },
         placement[0],
         placement[placement.len() - 1],
         summary.positions_solved,

@@ -325,6 +325,6 @@ fn play_against_perfect_play_and_watch_it() {
 fn bench_solves_both_phases_and_prints_rates() {
     let out = stdout(&["bench", "--max-men", "6"]);
     assert!(out.contains("total: 169626 positions"), "{out}");
-    assert!(out.contains("placement: 1 sectors"), "{out}");
+    assert!(out.contains("placement: 1 sector with"), "{out}");
     assert!(out.contains("positions/s"), "{out}");
 }

@@ -312,3 +312,29 @@ fn examples_and_tests_leave_nothing_behind() {
         );
     }
 }
+
+/// A folder that does not exist, a packed folder given to `solve`, and a
+/// folder without the rule probed under `--n-move` are each told what is
+/// wrong and what to do instead (exit 3, a database problem).
+#[test]
+fn folder_mistakes_say_what_to_do_instead() {
+    let (dir, db) = small_folder();
+    let missing = dir.path().join("nowhere").to_str().unwrap().to_string();
+    let err = fails(&["probe", "--db", &missing, THREE_THREE], 3);
+    assert!(
+        err.contains("there is no database folder") && err.contains("morris solve --db"),
+        "{err}"
+    );
+    let err = fails(&["--n-move", "100", "probe", "--db", &db, THREE_THREE], 3);
+    assert!(
+        err.contains("leave out --n-move") && !err.contains("--variant standard"),
+        "{err}"
+    );
+    let packed = dir.path().join("packed").to_str().unwrap().to_string();
+    ok(&["pack", "--db", &db, "--out", &packed, "--plain"]);
+    let err = fails(&["solve", "--db", &packed, "--sectors", "3-3"], 3);
+    assert!(
+        err.contains("packed files") && err.contains("solving writes raw files"),
+        "{err}"
+    );
+}
