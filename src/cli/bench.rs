@@ -127,6 +127,24 @@ pub fn bench(
     Ok(())
 }
 
+/// This machine's solve rate on all its threads, in positions a second: the
+/// standard movement sectors up to 8 men (1e7 positions, a few seconds)
+/// solved in a temporary folder.
+pub fn measure_rate() -> Result<f64> {
+    let folder = BenchFolder::new()?;
+    let started = Instant::now();
+    let summary = solve(
+        &SolveOptions {
+            db: folder.dir.clone(),
+            variant: Variant::standard(),
+            selection: Selection::MaxMen(8),
+            pack: None,
+        },
+        &|_| {},
+    )?;
+    Ok(summary.positions_solved as f64 / started.elapsed().as_secs_f64())
+}
+
 /// The most positions a solver bench takes: a minute or two on two
 /// cores, a gigabyte of temporary files.
 const BENCH_LIMIT: u64 = 1_200_000_000;

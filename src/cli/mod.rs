@@ -8,6 +8,7 @@ mod check;
 mod errors;
 mod game;
 mod pack;
+mod plan;
 mod play;
 mod probe;
 mod solve;
@@ -92,6 +93,24 @@ pub enum Command {
         #[command(flatten)]
         selection: SelectionArgs,
     },
+    /// The units a solve takes, as jobs for a workflow engine: each with its
+    /// sectors, the units it reads and that read it, its stage, positions,
+    /// memory, files and estimated time; then the critical path (the least
+    /// time any number of machines takes), the peak memory of a job and the
+    /// units per stage. `--json` is what workflow/Snakefile reads (fields
+    /// in the README).
+    Plan {
+        #[command(flatten)]
+        selection: SelectionArgs,
+        /// One JSON object, versioned (`version`), for programs.
+        #[arg(long)]
+        json: bool,
+        /// Estimate the times at this machine's rate, measured first by
+        /// solving the standard movement sectors up to 8 men (a few
+        /// seconds), instead of the development machine's two cores.
+        #[arg(long)]
+        measure: bool,
+    },
     /// Solve sectors into a database folder, dependencies first. Resumable:
     /// finished sectors are kept, an interrupted unit is solved again; two
     /// solves may share a folder (each unit is solved once, under a lock).
@@ -104,6 +123,13 @@ pub enum Command {
         db: DbArg,
         #[command(flatten)]
         selection: SelectionArgs,
+        /// Solve only the unit that holds this sector, as one job of a
+        /// workflow (`morris plan --json` lists the units): every unit it
+        /// reads must be complete in the folder, or it fails at once
+        /// naming the missing sectors; with --pack, packs what no unit
+        /// still to run reads.
+        #[arg(long, value_name = "SECTOR", conflicts_with_all = ["sectors", "max_men", "all"])]
+        unit: Option<SectorKey>,
         /// Worker threads, 1 to 1024 (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
@@ -409,9 +435,15 @@ pub fn run(cli: Cli) -> Result<()> {
             divide,
         ),
         Command::Sectors { selection } => solve::sectors(out, plain, &selection.selection()),
+        Command::Plan {
+            selection,
+            json,
+            measure,
+        } => plan::write_plan(out, plain, &selection.selection(), measure, json),
         Command::Solve {
             db,
             selection,
+            unit,
             threads,
             quiet,
             pack,
@@ -428,7 +460,10 @@ pub fn run(cli: Cli) -> Result<()> {
                 Some(v) => v,
                 None => folder_variant(&db.db)?.unwrap_or(plain),
             };
-            let selection = selection.selection();
+            let selection = match unit {
+                Some(sector) => morris::Selection::Unit(sector),
+                None => selection.selection(),
+            };
             solve::solve(out, variant, &db.db, selection, pack.as_deref(), quiet)
         }
         Command::Probe {

@@ -24,6 +24,14 @@ pub enum SolveError {
     UnreachableSector { sector: SectorKey, variant: String },
     #[error("the selection holds no sector of {variant}: nothing to solve")]
     NothingSelected { variant: String },
+    #[error(
+        "the unit of {unit} reads {}, which the folder lacks: their units come first (a plan's order)",
+        missing.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    UnitNeedsSectors {
+        unit: SectorKey,
+        missing: Vec<SectorKey>,
+    },
     #[error("sector {sector} needs sector {needed}, which is not available")]
     MissingDependency {
         sector: SectorKey,
@@ -52,6 +60,7 @@ impl SolveError {
             SolveError::UnreachableSector { .. } | SolveError::NothingSelected { .. } => {
                 ErrorKind::BadInput
             }
+            SolveError::UnitNeedsSectors { .. } => ErrorKind::MissingData,
             SolveError::MissingDependency { source, .. } | SolveError::Probe(source) => {
                 source.kind()
             }

@@ -12,11 +12,16 @@ mod lock;
 mod mill_clock;
 mod pack_along;
 mod placement;
+mod plan;
 mod retrograde;
 mod run;
 mod wake;
 
 pub use cells::SolvedSector;
 pub use error::SolveError;
+pub use plan::{
+    CriticalPath, PACKED_FRACTION, PLAN_VERSION, Plan, PlanRate, PlannedUnit, SOLVE_BASE_BYTES,
+    SOLVE_BYTES_PER_POSITION, plan,
+};
 pub use retrograde::{UnitEvent, solve_unit};
 pub use run::{Selection, SolveEvent, SolveOptions, SolveSummary, solve};

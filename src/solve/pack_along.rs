@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::error::SolveError;
+use super::lock::UnitLock;
 use crate::db::{
     Encoding, FileError, SectorFile, Tablebase, file_name, index_file_name,
     remove_stale_temp_files, same_values, write_packed,
@@ -78,8 +79,14 @@ impl<'a> PackAlong<'a> {
                 .get(&s)
                 .is_some_and(|r| r.iter().any(|&reader| !self.is_done(reader)));
             if self.raw.has_sector(s) && !read_later {
-                self.pack(s)?;
-                packed.push(s);
+                // Jobs of a workflow that finish together may both find a
+                // sector ready: one packs it, the other finds it gone.
+                let _lock = UnitLock::acquire(self.raw.dir(), &format!("pack-{s}"), || {})?;
+                self.raw.forget(s);
+                if self.raw.path(s).is_file() {
+                    self.pack(s)?;
+                    packed.push(s);
+                }
             }
         }
         let disk = folder_bytes(self.raw.dir())? + folder_bytes(self.packed.dir())?;
@@ -120,7 +127,12 @@ fn folder_bytes(dir: &Path) -> Result<u64, FileError> {
     let mut total = 0;
     for entry in std::fs::read_dir(dir).map_err(FileError::read(dir))? {
         let entry = entry.map_err(FileError::read(dir))?;
-        total += entry.metadata().map_err(FileError::read(dir))?.len();
+        match entry.metadata() {
+            Ok(metadata) => total += metadata.len(),
+            // Removed since it was listed: another job packed it.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(FileError::read(dir)(e)),
+        }
     }
     Ok(total)
 }

@@ -28,6 +28,10 @@ pub enum Selection {
     MaxMen(u32),
     /// These sectors.
     Sectors(Vec<SectorKey>),
+    /// The one unit that holds this sector, and nothing it depends on:
+    /// every unit it reads must be complete in the folder (a workflow
+    /// engine runs them first, one job each).
+    Unit(SectorKey),
 }
 
 impl Selection {
@@ -36,7 +40,7 @@ impl Selection {
     /// # Errors
     /// A named sector the game does not reach, or a selection that holds
     /// no sector.
-    fn targets(
+    pub(super) fn targets(
         &self,
         variant: &Variant,
         graph: &SectorGraph,
@@ -47,6 +51,15 @@ impl Selection {
                 .sectors()
                 .filter(|s| s.is_movement() && s.men_on_board() <= *n)
                 .collect(),
+            Selection::Unit(sector) => {
+                if !graph.contains(*sector) {
+                    return Err(SolveError::UnreachableSector {
+                        sector: *sector,
+                        variant: variant.name.to_string(),
+                    });
+                }
+                vec![*sector]
+            }
             Selection::Sectors(list) => {
                 if let Some(&sector) = list.iter().find(|s| !graph.contains(**s)) {
                     return Err(SolveError::UnreachableSector {
@@ -73,8 +86,24 @@ impl Selection {
     /// reach, or a selection that holds no sector.
     pub fn sectors_to_solve(&self, variant: &Variant) -> Result<Vec<SectorKey>, SolveError> {
         let graph = SectorGraph::reachable(variant);
-        let targets = self.targets(variant, &graph)?;
-        Ok(graph.units_for(&targets).into_iter().flatten().collect())
+        Ok(self.units(variant, &graph)?.into_iter().flatten().collect())
+    }
+
+    /// The units a solve of this selection takes, in solve order.
+    pub(super) fn units(
+        &self,
+        variant: &Variant,
+        graph: &SectorGraph,
+    ) -> Result<Vec<Vec<SectorKey>>, SolveError> {
+        let targets = self.targets(variant, graph)?;
+        Ok(match self {
+            Selection::Unit(sector) => graph
+                .units()
+                .into_iter()
+                .filter(|unit| unit.contains(sector))
+                .collect(),
+            _ => graph.units_for(&targets),
+        })
     }
 }
 
@@ -162,12 +191,11 @@ pub fn solve(
 ) -> Result<SolveSummary, SolveError> {
     let variant = options.variant;
     let graph = SectorGraph::reachable(variant);
-    let targets = options.selection.targets(variant, &graph)?;
+    let units = options.selection.units(variant, &graph)?;
     // The folder is made only now that there is something to write in it.
     let made_here = !options.db.exists();
     let tablebase = Tablebase::create(&options.db, variant)?;
     remove_stale_temp_files(&options.db, &[]);
-    let units = graph.units_for(&targets);
     let size = |s: &SectorKey| {
         SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
     };
@@ -189,6 +217,31 @@ pub fn solve(
     };
     let is_done =
         |along: &Option<PackAlong>, unit: &[SectorKey]| unit.iter().all(|s| done_sector(along, *s));
+    // The sectors the units read from outside them, and their own: what
+    // packing along may pack once this solve is done with them.
+    let mut candidates: Vec<SectorKey> = units.iter().flatten().copied().collect();
+    if let Selection::Unit(_) = options.selection {
+        let unit = &units[0];
+        let missing: Vec<SectorKey> = unit
+            .iter()
+            .flat_map(|s| graph.successors(*s).iter().copied())
+            .filter(|t| !unit.contains(t) && !done_sector(&along, *t))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !missing.is_empty() {
+            return Err(SolveError::UnitNeedsSectors {
+                unit: unit[0],
+                missing,
+            });
+        }
+        candidates.extend(
+            unit.iter()
+                .flat_map(|s| graph.successors(*s).iter().copied()),
+        );
+        candidates.sort();
+        candidates.dedup();
+    }
     let done = units.iter().filter(|u| is_done(&along, u)).count();
     on_event(SolveEvent::Planned {
         units: units.len(),
@@ -217,7 +270,7 @@ pub fn solve(
         let Some(_lock) = lock else {
             check_done_unit(&tablebase, along.as_ref(), unit, on_event)?;
             on_event(SolveEvent::Skipped { sectors: unit });
-            pack_along(&mut along, &units, &mut summary, on_event)?;
+            pack_along(&mut along, &candidates, &mut summary, on_event)?;
             continue;
         };
         let stems: Vec<String> = unit.iter().map(|s| file_name(*s)).collect();
@@ -258,7 +311,7 @@ pub fn solve(
         });
         // Memory follows the unit in progress: the next maps and builds what it needs.
         drop(solved);
-        pack_along(&mut along, &units, &mut summary, on_event)?;
+        pack_along(&mut along, &candidates, &mut summary, on_event)?;
         tablebase.forget_all();
         SectorIndex::release_cached();
     }
@@ -290,10 +343,11 @@ fn check_done_unit(
     Ok(())
 }
 
-/// Under `--pack`, packs what no unsolved unit reads any more.
+/// Under `--pack`, packs those of `candidates` that no unsolved unit reads
+/// any more.
 fn pack_along(
     along: &mut Option<PackAlong>,
-    units: &[Vec<SectorKey>],
+    candidates: &[SectorKey],
     summary: &mut SolveSummary,
     on_event: &(dyn Fn(SolveEvent) + Sync),
 ) -> Result<(), SolveError> {
@@ -301,8 +355,7 @@ fn pack_along(
         return Ok(());
     };
     let started = Instant::now();
-    let all: Vec<SectorKey> = units.iter().flatten().copied().collect();
-    let sectors = along.pack_finished(&all)?;
+    let sectors = along.pack_finished(candidates)?;
     let elapsed = started.elapsed();
     summary.peak_disk = Some(along.peak_disk);
     summary.packing += elapsed;
