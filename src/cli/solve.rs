@@ -172,8 +172,10 @@ impl Reporter {
                 names(&sectors)
             )),
             SolveEvent::Waiting { sectors } => self.line(format!(
-                "waiting for another solver, which holds the lock of {}",
-                names(sectors)
+                "waiting for another solver, which holds the lock of {} (a {}.lock file, or {}.held without flock: delete a .held file whose solver died on another machine)",
+                names(sectors),
+                sectors[0],
+                sectors[0]
             )),
             SolveEvent::IndexRewritten { sector } => self.line(format!(
                 "the stored index of {sector} was damaged or of an older version: written again"

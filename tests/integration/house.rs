@@ -295,14 +295,90 @@ fn folder_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// solve, byte for byte, and leave no temporary file or lock behind.
 #[test]
 fn two_solvers_on_one_folder_agree_with_one() {
+    two_solvers_agree_with_one(None);
+}
+
+/// The same with the lock of file systems without `flock`: a file created
+/// only where none is.
+#[test]
+fn two_solvers_agree_with_one_under_the_exclusive_file_lock() {
+    two_solvers_agree_with_one(Some("exclusive-file"));
+}
+
+/// Under the exclusive-file lock, a `.held` file left by a process of this
+/// host that no longer runs is taken over; one whose holder runs is waited
+/// for.
+#[test]
+fn a_held_file_of_a_dead_process_is_taken_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    std::fs::create_dir(&db).unwrap();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    // A process id above the kernel's largest: no such process runs.
+    std::fs::write(db.join("3-3.held"), format!("{} 999999999\n", host.trim())).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
+        .args([
+            "solve",
+            "--db",
+            db.to_str().unwrap(),
+            "--sectors",
+            "3-3",
+            "--quiet",
+        ])
+        .env("MORRIS_LOCK", "exclusive-file")
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("the solve waited for a dead holder");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(db.join("3-3.mdb").exists() && !db.join("3-3.held").exists());
+
+    // A live holder (this test's process) is waited for.
+    std::fs::write(
+        db.join("3-4.held"),
+        format!("{} {}\n", host.trim(), std::process::id()),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
+        .args(["solve", "--db", db.to_str().unwrap(), "--sectors", "3-4"])
+        .env("MORRIS_LOCK", "exclusive-file")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the solve did not wait"
+    );
+    std::fs::remove_file(db.join("3-4.held")).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("waiting for another solver") && err.contains(".held"),
+        "{err}"
+    );
+}
+
+fn two_solvers_agree_with_one(lock: Option<&str>) {
     let variant = Variant::standard();
     let single = tempfile::tempdir().unwrap();
     solve_into(single.path(), variant, Selection::MaxMen(7));
     let shared = tempfile::tempdir().unwrap();
     let db = shared.path().to_str().unwrap().to_string();
     let start = || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
-            .args(["solve", "--db", &db, "--max-men", "7", "--threads", "1"])
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_morris"));
+        command.args(["solve", "--db", &db, "--max-men", "7", "--threads", "1"]);
+        if let Some(mode) = lock {
+            command.env("MORRIS_LOCK", mode);
+        }
+        command
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -322,7 +398,7 @@ fn two_solvers_on_one_folder_agree_with_one() {
     assert!(
         names
             .iter()
-            .all(|n| !n.contains(".tmp") && !n.ends_with(".lock")),
+            .all(|n| !n.contains(".tmp") && !n.ends_with(".lock") && !n.ends_with(".held")),
         "{names:?}"
     );
     assert_eq!(one.len(), two.len(), "{names:?}");
@@ -353,7 +429,7 @@ fn a_held_lock_is_waited_for_and_a_stale_one_is_not() {
     assert!(
         names
             .iter()
-            .all(|n| !n.contains(".tmp") && !n.ends_with(".lock")),
+            .all(|n| !n.contains(".tmp") && !n.ends_with(".lock") && !n.ends_with(".held")),
         "{names:?}"
     );
     // A lock held by someone else: the solver says it waits, and goes on

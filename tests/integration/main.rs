@@ -11,6 +11,7 @@ mod index;
 mod move_count;
 mod naive;
 mod pack;
+mod plan;
 mod probe;
 mod rules;
 mod solver;

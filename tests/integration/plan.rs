@@ -1,0 +1,115 @@
+//! `morris plan` and `morris solve --unit`, the two halves of a workflow,
+//! through the real binary: the plan against the sector graph and a plain
+//! longest-path search, a unit solved alone against a whole solve.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use serde_json::Value as Json;
+
+use crate::first_use::{fails, ok};
+
+/// `morris RULES plan --json FLAGS`, read.
+fn plan(rules: &[&str], flags: &[&str]) -> Json {
+    let args = [rules, &["plan", "--json"], flags].concat();
+    serde_json::from_str(&ok(&args)).unwrap()
+}
+
+fn strings(value: &Json) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The plan of six's whole game: every sector of `sectors --all` once, each
+/// unit after the units it reads (which are the units of its sectors'
+/// successors), stages one above what they read, and a critical path that
+/// a plain search over all chains confirms.
+#[test]
+fn a_plan_orders_every_sector_and_finds_the_longest_chain() {
+    let plan = plan(&["--variant", "six"], &["--all"]);
+    assert_eq!(plan["version"], 1);
+    assert_eq!(plan["variant"], "six");
+    let units = plan["units"].as_array().unwrap();
+    let listed = ok(&["--variant", "six", "sectors", "--all"]);
+    let total = listed.lines().find(|l| l.contains(" sectors (")).unwrap();
+    let sector_count: usize = total.split_whitespace().next().unwrap().parse().unwrap();
+    let mut seen = HashSet::new();
+    let mut position_of = HashMap::new();
+    for (i, unit) in units.iter().enumerate() {
+        let id = unit["id"].as_str().unwrap().to_string();
+        for sector in strings(&unit["sectors"]) {
+            assert!(seen.insert(sector), "a sector in two units");
+        }
+        for read in strings(&unit["reads"]) {
+            let at: usize = position_of[&read];
+            assert!(at < i, "{id} comes before {read}, which it reads");
+            let stage = units[at]["stage"].as_u64().unwrap();
+            assert!(unit["stage"].as_u64().unwrap() > stage, "{id}");
+            assert!(
+                strings(&units[at]["read_by"]).contains(&id),
+                "{read} read by {id}"
+            );
+        }
+        position_of.insert(id, i);
+    }
+    assert_eq!(seen.len(), sector_count, "{listed}");
+    let positions: u64 = units.iter().map(|u| u["positions"].as_u64().unwrap()).sum();
+    assert_eq!(plan["positions"].as_u64().unwrap(), positions);
+    assert_eq!(positions, 3_141_931);
+
+    // The longest chain by plain recursion over every unit.
+    fn longest(units: &[Json], at: &HashMap<String, usize>, i: usize) -> f64 {
+        let below = strings(&units[i]["reads"])
+            .iter()
+            .map(|r| longest(units, at, at[r]))
+            .fold(0.0, f64::max);
+        units[i]["seconds"].as_f64().unwrap() + below
+    }
+    let best = (0..units.len())
+        .map(|i| longest(units, &position_of, i))
+        .fold(0.0, f64::max);
+    let path = &plan["critical_path"];
+    let seconds = path["seconds"].as_f64().unwrap();
+    assert!(
+        (seconds - best).abs() < 1e-9 * best.max(1.0),
+        "{seconds} {best}"
+    );
+    let chain = strings(&path["units"]);
+    for pair in chain.windows(2) {
+        assert!(strings(&units[position_of[&pair[1]]]["reads"]).contains(&pair[0]));
+    }
+    let per_stage: u64 = plan["units_per_stage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(per_stage as usize, units.len());
+}
+
+/// `solve --unit` solves one unit once what it reads is there, and refuses
+/// at once, naming what is missing, before; a rerun of a finished unit
+/// changes nothing; the files are those of a whole solve.
+#[test]
+fn a_unit_is_solved_alone_once_what_it_reads_is_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db").to_str().unwrap().to_string();
+    let err = fails(&["solve", "--db", &db, "--unit", "4-3"], 3);
+    assert!(err.contains("3-3") && err.contains("lacks"), "{err}");
+    ok(&["solve", "--db", &db, "--unit", "3-3", "--quiet"]);
+    ok(&["solve", "--db", &db, "--unit", "4-3", "--quiet"]);
+    ok(&["solve", "--db", &db, "--unit", "3-4", "--quiet"]);
+    let whole = dir.path().join("whole").to_str().unwrap().to_string();
+    ok(&["solve", "--db", &whole, "--sectors", "3-4", "--quiet"]);
+    for name in ["3-3.mdb", "3-4.mdb", "4-3.mdb", "morris-db.txt"] {
+        let one = std::fs::read(Path::new(&db).join(name)).unwrap();
+        let other = std::fs::read(Path::new(&whole).join(name)).unwrap();
+        assert!(one == other, "{name} differs");
+    }
+    let err = fails(&["solve", "--db", &db, "--unit", "3-3", "--all"], 2);
+    assert!(err.contains("cannot be used with"), "{err}");
+}
