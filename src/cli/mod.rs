@@ -449,22 +449,11 @@ pub fn run(cli: Cli) -> Result<()> {
             pack,
         } => {
             set_threads(threads)?;
-            if let Some(target) = pack.as_deref().filter(|p| same_folder(p, &db.db)) {
-                return Err(Conflict(format!(
-                    "--pack {} is the --db folder: the packed copy goes into a folder of its own",
-                    target.display()
-                ))
-                .into());
-            }
-            let variant = match explicit.for_folder(&db.db)? {
-                Some(v) => v,
-                None => folder_variant(&db.db)?.unwrap_or(plain),
-            };
             let selection = match unit {
                 Some(sector) => morris::Selection::Unit(sector),
                 None => selection.selection(),
             };
-            solve::solve(out, variant, &db.db, selection, pack.as_deref(), quiet)
+            run_solve(out, &db.db, selection, pack.as_deref(), quiet, explicit)
         }
         Command::Probe {
             dbs,
@@ -535,6 +524,30 @@ pub fn run(cli: Cli) -> Result<()> {
     result
         .and_then(|()| Ok(out.flush()?))
         .or_else(ignore_broken_pipe)
+}
+
+/// `solve`, once its threads are set: the folder's variant unless one is
+/// asked for, and never a packed copy into the folder itself.
+fn run_solve(
+    out: &mut dyn Write,
+    db: &Path,
+    selection: morris::Selection,
+    pack: Option<&Path>,
+    quiet: bool,
+    explicit: Rules,
+) -> Result<()> {
+    if let Some(target) = pack.filter(|p| same_folder(p, db)) {
+        return Err(Conflict(format!(
+            "--pack {} is the --db folder: the packed copy goes into a folder of its own",
+            target.display()
+        ))
+        .into());
+    }
+    let variant = match explicit.for_folder(db)? {
+        Some(v) => v,
+        None => folder_variant(db)?.unwrap_or(explicit.without_folder()?),
+    };
+    solve::solve(out, variant, db, selection, pack, quiet)
 }
 
 /// The rules the command line asks for: `--variant` and `--n-move`.

@@ -199,48 +199,30 @@ pub fn solve(
     let size = |s: &SectorKey| {
         SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
     };
-    let mut along = match &options.pack {
-        Some(dir) => match PackAlong::new(&tablebase, dir, &graph) {
-            Ok(along) => Some(along),
-            Err(e) => {
-                if made_here {
-                    remove_empty_folder(&options.db);
-                }
-                return Err(e);
-            }
-        },
-        None => None,
-    };
+    let mut along = start_packing_along(&tablebase, options, &graph, made_here)?;
     let done_sector = |along: &Option<PackAlong>, s: SectorKey| match along {
         Some(a) => a.is_done(s),
         None => tablebase.has_sector(s),
     };
     let is_done =
         |along: &Option<PackAlong>, unit: &[SectorKey]| unit.iter().all(|s| done_sector(along, *s));
-    // The sectors the units read from outside them, and their own: what
-    // packing along may pack once this solve is done with them.
+    // Packing along may pack the units' sectors, and those a single unit
+    // reads, once no unit still to run reads them.
     let mut candidates: Vec<SectorKey> = units.iter().flatten().copied().collect();
     if let Selection::Unit(_) = options.selection {
-        let unit = &units[0];
-        let missing: Vec<SectorKey> = unit
+        let inputs = unit_inputs(&graph, &units[0]);
+        let missing: Vec<SectorKey> = inputs
             .iter()
-            .flat_map(|s| graph.successors(*s).iter().copied())
-            .filter(|t| !unit.contains(t) && !done_sector(&along, *t))
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
+            .copied()
+            .filter(|t| !done_sector(&along, *t))
             .collect();
         if !missing.is_empty() {
             return Err(SolveError::UnitNeedsSectors {
-                unit: unit[0],
+                unit: units[0][0],
                 missing,
             });
         }
-        candidates.extend(
-            unit.iter()
-                .flat_map(|s| graph.successors(*s).iter().copied()),
-        );
-        candidates.sort();
-        candidates.dedup();
+        candidates.extend(inputs);
     }
     let done = units.iter().filter(|u| is_done(&along, u)).count();
     on_event(SolveEvent::Planned {
@@ -317,6 +299,36 @@ pub fn solve(
     }
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// Under `--pack`, the packed folder beside the raw one; a refused one
+/// leaves no raw folder this solve made.
+fn start_packing_along<'a>(
+    tablebase: &'a Tablebase,
+    options: &SolveOptions,
+    graph: &SectorGraph,
+    made_here: bool,
+) -> Result<Option<PackAlong<'a>>, SolveError> {
+    let Some(dir) = &options.pack else {
+        return Ok(None);
+    };
+    PackAlong::new(tablebase, dir, graph)
+        .map(Some)
+        .inspect_err(|_| {
+            if made_here {
+                remove_empty_folder(&options.db);
+            }
+        })
+}
+
+/// The sectors a unit's moves lead to outside it, in order, each once.
+fn unit_inputs(graph: &SectorGraph, unit: &[SectorKey]) -> Vec<SectorKey> {
+    let inputs: std::collections::BTreeSet<SectorKey> = unit
+        .iter()
+        .flat_map(|s| graph.successors(*s).iter().copied())
+        .filter(|t| !unit.contains(t))
+        .collect();
+    inputs.into_iter().collect()
 }
 
 /// Checks the files of a unit solved before: a finished file is never

@@ -205,6 +205,14 @@ fn play_and_solve_refuse_before_they_start() {
     );
     assert!(err.contains("is the --db folder"), "{err}");
     assert!(!Path::new(&fresh).exists(), "a refused solve left {fresh}");
+    // Packing into a folder of raw files is refused by the library, after
+    // it made the --db folder: which goes again.
+    let err = fails(
+        &["solve", "--db", &fresh, "--sectors", "3-3", "--pack", &db],
+        3,
+    );
+    assert!(err.contains("a folder of raw files"), "{err}");
+    assert!(!Path::new(&fresh).exists(), "a refused solve left {fresh}");
 }
 
 /// A full check of files that keep the losses only says up front how long

@@ -557,7 +557,7 @@ fn predicted_loss_bits_read_back_every_value() {
 /// two in range is refused by the command.
 #[test]
 fn small_blocks_hold_the_same_values() {
-    for (name, selection) in [("six", Selection::All), ("standard", Selection::MaxMen(7))] {
+    for (name, selection) in [("six", Selection::All), ("standard", Selection::MaxMen(8))] {
         let variant = Variant::by_name(name).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let raw = dir.path().join("raw");
