@@ -29,7 +29,8 @@ host=$(hostname -s)
 cpus=$(nproc)
 memory_mb=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 - 1024 ))
 stop() {
-    scancel --full --quiet --user root 2> /dev/null || true
+    # Only the cluster this script started: never a real one's jobs.
+    [ -n "${wrote_conf:-}" ] && scancel --full --quiet --user root 2> /dev/null || true
     [ -f "$work/slurmd.pid" ] && kill "$(cat "$work/slurmd.pid")" 2> /dev/null || true
     [ -f "$work/slurmctld.pid" ] && kill "$(cat "$work/slurmctld.pid")" 2> /dev/null || true
     [ -f "$work/munged.pid" ] && kill "$(cat "$work/munged.pid")" 2> /dev/null || true
@@ -51,7 +52,7 @@ export MUNGE_SOCKET="$work/munge/socket"
 # configuration goes where every Slurm command looks for it (srun inside a
 # job reads no SLURM_CONF), and only where none is: a real cluster's stays.
 conf=/etc/slurm/slurm.conf
-[ -e "$conf" ] && { echo "slurm-test: $conf exists: this machine has a Slurm of its own" >&2; exit 2; }
+{ [ -e "$conf" ] || [ -L "$conf" ]; } && { echo "slurm-test: $conf exists: this machine has a Slurm of its own" >&2; exit 2; }
 mkdir -p /etc/slurm "$work/ctld" "$work/spool"
 wrote_conf=1
 cat > "$conf" <<CONF

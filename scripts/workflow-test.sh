@@ -50,8 +50,14 @@ for _ in $(seq 1 600); do
     sleep 0.05
 done
 [ -n "$victim" ] || { echo "workflow-test: the unit 4-5 never started"; cat "$work/killed.log"; exit 1; }
-sleep 1
-kill -9 $victim
+# Killed half a second after it took its unit's lock (the unit takes
+# seconds), while the lock is still held.
+for _ in $(seq 1 600); do
+    [ -e "$work/killed/4-5.lock" ] && break
+    sleep 0.01
+done
+sleep 0.5
+kill -9 $victim || { echo "workflow-test: the unit ended before it could be killed"; exit 1; }
 ls "$work/killed/4-5.lock" > /dev/null
 if wait $engine; then
     echo "workflow-test: the workflow succeeded with a job killed"

@@ -87,3 +87,18 @@ pub(crate) fn prefetch_range(bytes: &[u8], range: std::ops::Range<u64>) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (bytes, range);
 }
+
+/// This machine's name (Linux: /proc/sys/kernel/hostname), or
+/// [`UNKNOWN_HOST`]: what files shared by several machines record of their
+/// writer.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| UNKNOWN_HOST.to_string())
+}
+
+/// The host name recorded where none can be read: never judged to be
+/// this machine's.
+pub const UNKNOWN_HOST: &str = "unknown-host";

@@ -171,12 +171,14 @@ impl Reporter {
                 "packed {} in {elapsed:.2?} (no unsolved unit reads it any more): raw file removed",
                 names(&sectors)
             )),
-            SolveEvent::Waiting { sectors } => self.line(format!(
+            // Said even under --quiet: a wait on a lock whose holder died on
+            // another machine lasts until someone deletes its file.
+            SolveEvent::Waiting { sectors } => self.total.suspend(|| note(&format!(
                 "waiting for another solver, which holds the lock of {} (a {}.lock file, or {}.held without flock: delete a .held file whose solver died on another machine)",
                 names(sectors),
                 sectors[0],
                 sectors[0]
-            )),
+            ))),
             SolveEvent::IndexRewritten { sector } => self.line(format!(
                 "the stored index of {sector} was damaged or of an older version: written again"
             )),

@@ -15,6 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::error::SolveError;
+use crate::system::{UNKNOWN_HOST, host_name};
 
 /// A held unit lock; released (and its file removed) when dropped.
 pub struct UnitLock {
@@ -57,8 +58,8 @@ impl UnitLock {
                     file.lock().map_err(failed)?;
                 }
                 Err(TryLockError::Error(e)) if no_flock(&e) => {
-                    drop(file);
-                    let _ = fs::remove_file(&path);
+                    // The .lock file stays: another process may hold it
+                    // where flock works.
                     return Self::acquire_exclusive_file(dir, name, on_wait);
                 }
                 Err(TryLockError::Error(e)) => return Err(failed(e)),
@@ -86,19 +87,12 @@ impl UnitLock {
             path: path.clone(),
             source,
         };
-        let me = format!("{} {}", host_name(), std::process::id());
         loop {
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    writeln!(file, "{me}").map_err(failed)?;
-                    file.sync_all().map_err(failed)?;
-                    return Ok(UnitLock { path, _file: file });
-                }
+            match create_with_holder(&path) {
+                Ok(file) => return Ok(UnitLock { path, _file: file }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     let holder = fs::read_to_string(&path).unwrap_or_default();
-                    if died_here(&holder) {
-                        // Its process is gone: the lock protects nothing.
-                        let _ = fs::remove_file(&path);
+                    if died_here(&holder) && take_over(&path, &holder) {
                         continue;
                     }
                     if let Some(tell) = on_wait.take() {
@@ -112,28 +106,62 @@ impl UnitLock {
     }
 }
 
+/// Creates `path` holding `HOST PID` if no file has that name, never
+/// leaving it without its contents: written aside, then hard-linked into
+/// place, which fails if the name exists.
+fn create_with_holder(path: &Path) -> std::io::Result<File> {
+    let me = format!("{} {}", host_name(), std::process::id());
+    let aside = path.with_extension(format!("held.{}.{}", host_name(), std::process::id()));
+    let mut file = File::create(&aside)?;
+    let written = writeln!(file, "{me}")
+        .and_then(|()| file.sync_all())
+        .and_then(|()| fs::hard_link(&aside, path));
+    let _ = fs::remove_file(&aside);
+    written.map(|()| file)
+}
+
+/// Removes a held file whose holder died, unless another process does so
+/// first: the removal runs under `PATH.steal`, created only if absent, and
+/// only if the file still names the same holder. True when the caller may
+/// try again at once.
+fn take_over(path: &Path, holder: &str) -> bool {
+    let guard = path.with_extension("held.steal");
+    match create_with_holder(&guard) {
+        Ok(_) => {
+            if fs::read_to_string(path).is_ok_and(|now| now == holder) {
+                let _ = fs::remove_file(path);
+            }
+            let _ = fs::remove_file(&guard);
+            true
+        }
+        Err(_) => {
+            // A guard left by a stealer that died here goes too.
+            let stealer = fs::read_to_string(&guard).unwrap_or_default();
+            if died_here(&stealer) {
+                let _ = fs::remove_file(&guard);
+            }
+            false
+        }
+    }
+}
+
 /// Whether a failed `flock` means the file system has none.
 fn no_flock(e: &std::io::Error) -> bool {
     // ENOLCK, EOPNOTSUPP, ENOSYS on Linux.
     e.kind() == std::io::ErrorKind::Unsupported || matches!(e.raw_os_error(), Some(37 | 95 | 38))
 }
 
-/// This machine's name, as the exclusive-file lock records it.
-fn host_name() -> String {
-    fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_else(|_| "unknown-host".to_string())
-}
-
 /// Whether a held file's `HOST PID` names a process of this host that no
-/// longer runs.
+/// longer runs: known only on Linux (its /proc) and with a host name.
 fn died_here(holder: &str) -> bool {
     let mut fields = holder.split_whitespace();
     match (
         fields.next(),
         fields.next().and_then(|p| p.parse::<u32>().ok()),
     ) {
-        (Some(host), Some(pid)) if host == host_name() => {
+        (Some(host), Some(pid))
+            if cfg!(target_os = "linux") && host != UNKNOWN_HOST && host == host_name() =>
+        {
             !Path::new(&format!("/proc/{pid}")).exists()
         }
         _ => false,

@@ -470,6 +470,13 @@ fn store_index(tablebase: &Tablebase, sector: SectorKey) -> Result<bool, SolveEr
 /// into: a refused solve leaves nothing behind. Anything else in it (a
 /// second solve's files) keeps it.
 fn remove_empty_folder(dir: &std::path::Path) {
-    let _ = std::fs::remove_file(dir.join(crate::db::MANIFEST));
-    let _ = std::fs::remove_dir(dir);
+    let only_the_manifest = std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .all(|e| e.file_name() == crate::db::MANIFEST)
+    });
+    if only_the_manifest {
+        let _ = std::fs::remove_file(dir.join(crate::db::MANIFEST));
+        let _ = std::fs::remove_dir(dir);
+    }
 }

@@ -420,11 +420,20 @@ fn a_held_lock_is_waited_for_and_a_stale_one_is_not() {
     std::fs::write(db.join("3-3.lock"), "12345\n").unwrap();
     std::fs::write(db.join("3-3.mdb.tmp.999999999"), [1u8; 100]).unwrap();
     std::fs::write(db.join("3-3.mdb.tmp"), [1u8; 100]).unwrap();
+    // A dead writer of this host is seen; one of another machine sharing
+    // the folder is not judged (its process ids are not this machine's).
+    let host = morris::system::host_name();
+    std::fs::write(db.join(format!("4-4.mdb.tmp.{host}.999999999")), [1u8; 9]).unwrap();
+    let elsewhere = "4-5.mdb.tmp.another-node.example.org.999999999";
+    std::fs::write(db.join(elsewhere), [1u8; 9]).unwrap();
     solve_into(
         db,
         Variant::standard(),
         Selection::Sectors(vec![SectorKey::movement(3, 3)]),
     );
+    let names: Vec<String> = folder_files(db).into_iter().map(|(n, _)| n).collect();
+    assert!(names.iter().any(|n| n == elsewhere), "{names:?}");
+    std::fs::remove_file(db.join(elsewhere)).unwrap();
     let names: Vec<String> = folder_files(db).into_iter().map(|(n, _)| n).collect();
     assert!(
         names

@@ -8,6 +8,7 @@ use super::sector_file::{is_temp_name, write_atomically};
 use crate::db::error::{FileError, ProbeError};
 use crate::index::SectorKey;
 use crate::rules::Variant;
+use crate::system::{UNKNOWN_HOST, host_name};
 
 /// Name of the file that records which variant a folder holds.
 pub const MANIFEST: &str = "morris-db.txt";
@@ -154,18 +155,27 @@ pub(crate) fn remove_stale_temp_files(dir: &Path, stems: &[String]) {
         if !is_temp_name(&name) {
             continue;
         }
-        let writer = name
-            .rsplit_once(".tmp.")
-            .and_then(|(_, pid)| pid.parse::<u32>().ok());
         let ours = stems.iter().any(|s| name.starts_with(&format!("{s}.tmp")));
-        let writer_gone = writer.is_some_and(|pid| {
-            pid != std::process::id()
+        let writer_gone = temp_writer(&name).is_some_and(|(host, pid)| {
+            // A writer on another machine sharing the folder is not judged.
+            let here = host.is_none_or(|h| h != UNKNOWN_HOST && h == host_name());
+            here && pid != std::process::id()
                 && cfg!(target_os = "linux")
                 && !Path::new(&format!("/proc/{pid}")).exists()
         });
         if ours || writer_gone {
             let _ = fs::remove_file(entry.path());
         }
+    }
+}
+
+/// The writer a temporary name records: `NAME.tmp.HOST.PID`, or
+/// `NAME.tmp.PID` as earlier versions wrote (no host: this machine).
+fn temp_writer(name: &str) -> Option<(Option<&str>, u32)> {
+    let (_, writer) = name.rsplit_once(".tmp.")?;
+    match writer.rsplit_once('.') {
+        Some((host, pid)) => Some((Some(host), pid.parse().ok()?)),
+        None => Some((None, writer.parse().ok()?)),
     }
 }
 

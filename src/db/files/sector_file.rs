@@ -23,10 +23,15 @@ pub fn file_name(sector: SectorKey) -> String {
 }
 
 /// The temporary name a file is written under before it is renamed to
-/// `path`: the process id keeps two writers of one folder apart.
+/// `path`, `NAME.tmp.HOST.PID`: the host and process keep writers of one
+/// folder apart, on one machine or several sharing it.
 pub(crate) fn temp_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp.{}", std::process::id()));
+    name.push(format!(
+        ".tmp.{}.{}",
+        crate::system::host_name(),
+        std::process::id()
+    ));
     path.with_file_name(name)
 }
 
