@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::solve::names;
 use super::{Conflict, note};
-use morris::db::{JobSize, file_name, raw_file_len, sector_files};
+use morris::db::{JobSize, file_name, sector_files};
 use morris::index::{SectorGraph, SectorIndex, SectorKey};
 use morris::system::{cpu_name, peak_resident_memory};
 use morris::verify::{Check, verify_sector};
@@ -151,17 +151,11 @@ const BENCH_LIMIT: u64 = 1_200_000_000;
 
 /// The sectors, positions and disk a solve of `selection` from nothing takes.
 fn job_size(variant: &'static Variant, selection: &Selection) -> Result<JobSize> {
-    let sectors = selection.sectors_to_solve(variant)?;
-    let size = |s: &SectorKey| {
-        SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
-    };
+    let plan = morris::solve::plan(variant, selection, morris::solve::PlanRate::Assumed)?;
     Ok(JobSize {
-        sectors: sectors.len(),
-        positions: sectors.iter().map(size).sum(),
-        bytes: sectors
-            .iter()
-            .map(|s| raw_file_len(variant, *s, size(s)))
-            .sum(),
+        sectors: plan.units.iter().map(|u| u.sectors.len()).sum(),
+        positions: plan.positions,
+        bytes: plan.raw_bytes,
     })
 }
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use super::{error_chain, note};
-use morris::db::{SectorStats, folder_storage, sector_files};
+use morris::db::{SectorStats, estimated_time, folder_storage, sector_files};
 use morris::index::{SectorGraph, SectorKey};
 use morris::verify::{Check, verify_sector};
 use morris::{ErrorKind, ProbeError, Tablebase};
@@ -272,16 +272,9 @@ fn warn_of_searches(tablebase: &Tablebase, sectors: &[SectorKey]) {
     if searched == 0 {
         return;
     }
-    let seconds = searched as f64 / SEARCHED_CHECK_RATE_TWO_CORES;
-    let time = if seconds < 90.0 {
-        format!("{seconds:.0} s")
-    } else if seconds < 5400.0 {
-        format!("{:.0} minutes", seconds / 60.0)
-    } else {
-        format!("{:.1} hours", seconds / 3600.0)
-    };
+    let time = estimated_time(searched as f64 / SEARCHED_CHECK_RATE_TWO_CORES);
     note(&format!(
-        "note: {searched} positions are packed as losses only: each win or draw is checked by a search over its children, about {:.1} M positions/s on two cores, so this check takes about {time}; `--sample 100000` checks that many positions per sector in a fraction of it",
+        "note: {searched} positions are packed as losses only: each win or draw is checked by a search over its children, about {:.1} M positions/s on two cores, so this check takes {time}; `--sample 100000` checks that many positions per sector in a fraction of it",
         SEARCHED_CHECK_RATE_TWO_CORES / 1e6
     ));
 }

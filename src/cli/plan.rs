@@ -5,6 +5,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
+use morris::db::estimated_time;
 use morris::solve::{Plan, PlanRate, plan};
 use morris::{Selection, Variant};
 
@@ -57,7 +58,7 @@ fn write_table(out: &mut dyn Write, plan: &Plan) -> Result<()> {
         plan.raw_bytes as f64 / 1e9,
         plan.rate / 1e6,
         plan.rate_source,
-        duration(total_seconds)
+        estimated_time(total_seconds)
     )?;
     let path = &plan.critical_path;
     writeln!(
@@ -65,7 +66,7 @@ fn write_table(out: &mut dyn Write, plan: &Plan) -> Result<()> {
         "critical path: {} units, {} positions, {}: the least time with any number of machines",
         path.units.len(),
         path.positions,
-        duration(path.seconds)
+        estimated_time(path.seconds)
     )?;
     writeln!(
         out,
@@ -78,14 +79,4 @@ fn write_table(out: &mut dyn Write, plan: &Plan) -> Result<()> {
             .join(" ")
     )?;
     Ok(())
-}
-
-fn duration(seconds: f64) -> String {
-    if seconds < 90.0 {
-        format!("{seconds:.0} s")
-    } else if seconds < 5400.0 {
-        format!("{:.0} minutes", seconds / 60.0)
-    } else {
-        format!("{:.1} hours", seconds / 3600.0)
-    }
 }

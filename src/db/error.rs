@@ -127,18 +127,23 @@ impl JobSize {
     }
 }
 
+/// An estimated time in words: "under a second", "about 45 s", "about 5
+/// minutes", "about 2.1 hours". The one wording of every estimate.
+pub fn estimated_time(seconds: f64) -> String {
+    if seconds < 1.0 {
+        "under a second".to_string()
+    } else if seconds < 90.0 {
+        format!("about {seconds:.0} s")
+    } else if seconds < 5400.0 {
+        format!("about {:.0} minutes", seconds / 60.0)
+    } else {
+        format!("about {:.1} hours", seconds / 3600.0)
+    }
+}
+
 impl fmt::Display for JobSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let seconds = self.seconds();
-        let time = if seconds < 1.0 {
-            "under a second".to_string()
-        } else if seconds < 90.0 {
-            format!("about {seconds:.0} s")
-        } else if seconds < 5400.0 {
-            format!("about {:.0} minutes", seconds / 60.0)
-        } else {
-            format!("about {:.1} hours", seconds / 3600.0)
-        };
+        let time = estimated_time(self.seconds());
         let disk = if self.bytes < 100_000_000 {
             format!("{:.1} MB", self.bytes as f64 / 1e6)
         } else {

@@ -17,7 +17,9 @@ pub use answers::stats::SectorStats;
 pub use answers::tablebase::Tablebase;
 pub use answers::thread_sectors::thread_slot;
 pub use clock_value::ClockValue;
-pub use error::{ErrorKind, FileError, FileKind, JobSize, ProbeError, SOLVE_RATE_TWO_CORES};
+pub use error::{
+    ErrorKind, FileError, FileKind, JobSize, ProbeError, SOLVE_RATE_TWO_CORES, estimated_time,
+};
 pub use files::encoding::Encoding;
 pub(crate) use files::folder::remove_stale_temp_files;
 pub use files::folder::{MANIFEST, Storage, folder_storage, folder_variant, sector_files};
