@@ -10,6 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 snakemake=${SNAKEMAKE:-snakemake}
+# The jobs run in a temporary folder: a relative path must be made absolute.
+case $snakemake in
+    */*) snakemake=$(realpath "$snakemake") ;;
+esac
 cargo build --release --quiet
 export PATH="$repo/target/release:$PATH"
 work=$(mktemp -d)
