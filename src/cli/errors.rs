@@ -9,7 +9,7 @@ use super::{check, probe};
 
 /// The kind of an error, from the first of its causes that has one
 /// (`None`: an error of the command line's own, bad input).
-fn kind_of(err: &anyhow::Error) -> Option<ErrorKind> {
+pub(super) fn kind_of(err: &anyhow::Error) -> Option<ErrorKind> {
     for cause in err.chain() {
         if let Some(e) = cause.downcast_ref::<ProbeError>() {
             return Some(e.kind());

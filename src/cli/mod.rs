@@ -11,6 +11,7 @@ mod pack;
 mod plan;
 mod play;
 mod probe;
+mod serve;
 mod solve;
 
 use std::io::Write;
@@ -250,6 +251,33 @@ pub enum Command {
         #[arg(long, default_value_t = 500)]
         max_plies: usize,
     },
+    /// Serve folders over HTTP: a JSON API (the answers of `probe --json`,
+    /// lines, statistics) and a page to explore positions and play, at
+    /// http://127.0.0.1:8080/ by default. The API is described in the README.
+    Serve {
+        /// Database folder; give --db again to serve several (say, a variant's
+        /// folder and its move-count-rule folder), each under its last path
+        /// component as its name (`?db=NAME`; the first is the default).
+        #[arg(long, default_value = "db")]
+        db: Vec<PathBuf>,
+        /// Address and port to listen on (port 0: any free port). Keep
+        /// 127.0.0.1 unless others on the network are meant to reach it.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: std::net::SocketAddr,
+        /// Threads that probe, 1 to 1024 (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Probes that may wait for a thread; a request beyond them is
+        /// refused at once with 503 (and Retry-After).
+        #[arg(long, default_value_t = 64)]
+        queue: usize,
+        /// Open connections at most; more wait to be accepted.
+        #[arg(long, default_value_t = 256)]
+        max_connections: usize,
+        /// For tests: every probe first sleeps this many milliseconds.
+        #[arg(long, hide = true)]
+        slow_probes_ms: Option<u64>,
+    },
     /// Solve the movement sectors up to --max-men in a temporary folder and
     /// print throughput, peak memory and bytes per position; or, with
     /// --probe DIR, time probes on an existing database.
@@ -435,6 +463,27 @@ pub fn run(cli: Cli) -> Result<()> {
             divide,
         ),
         Command::Sectors { selection } => solve::sectors(out, plain, &selection.selection()),
+        Command::Serve {
+            db,
+            addr,
+            threads,
+            queue,
+            max_connections,
+            slow_probes_ms,
+        } => {
+            let mut opened = Vec::new();
+            for dir in &db {
+                opened.push((dir.as_path(), open(dir, explicit)?));
+            }
+            let options = serve::ServeOptions {
+                addr,
+                threads: set_threads(threads)?,
+                queue,
+                max_connections,
+                slow_probes: slow_probes_ms.map(std::time::Duration::from_millis),
+            };
+            serve::serve(out, serve::served_folders(opened), &options)
+        }
         Command::Plan {
             selection,
             json,

@@ -14,7 +14,7 @@ use morris::db::{LineAnswer, NoPlies};
 use morris::{Answer, Category, LineEnd, Move, Outcome, Position, Stored, Tablebase, Variant};
 
 /// Longest line of perfect play printed (a draw repeats long before).
-pub(super) const LINE_LIMIT: usize = 1000;
+pub(crate) const LINE_LIMIT: usize = 1000;
 /// Positions probed together in batch mode (in parallel, output in order).
 const BATCH_CHUNK: usize = 1 << 16;
 

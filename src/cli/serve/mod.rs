@@ -1,0 +1,133 @@
+//! `morris serve`: the answers of one or more folders over HTTP (the JSON
+//! of `probe --json` and its kin, see `api`) and a page to explore them
+//! (`page/`), bound to localhost unless told otherwise.
+//!
+//! What keeps it safe under load: every probe runs on a bounded pool of
+//! blocking threads, so a slow disk never stalls the listener; a probe
+//! waits for one of `threads + queue` places or is refused with 503 at
+//! once; connections are capped (`listener`); queries are capped in size;
+//! and a request names a folder only by the name the server gave it, never
+//! by a path.
+
+mod api;
+mod listener;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use morris::db::SectorStats;
+use morris::{SectorKey, Tablebase};
+use tokio::sync::Semaphore;
+
+/// How `morris serve` runs.
+pub struct ServeOptions {
+    pub addr: SocketAddr,
+    /// Threads that probe (the bounded pool).
+    pub threads: usize,
+    /// Probes that may wait for a thread before more are refused with 503.
+    pub queue: usize,
+    /// Open connections at most; more wait in the kernel's backlog.
+    pub max_connections: usize,
+    /// For tests only: every probe first sleeps this long, so that a burst
+    /// fills the pool and its queue.
+    pub slow_probes: Option<Duration>,
+}
+
+/// One folder served, under the name requests give it (`?db=NAME`).
+pub struct Served {
+    pub name: String,
+    pub tablebase: Tablebase,
+    /// Sector statistics already computed (each reads a whole file).
+    stats: Mutex<HashMap<SectorKey, SectorStats>>,
+}
+
+/// What every request sees.
+pub struct ServerState {
+    /// In the order given; the first is the default.
+    folders: Vec<Arc<Served>>,
+    /// Places for probes: running or waiting for a thread.
+    probe_places: Arc<Semaphore>,
+    slow_probes: Option<Duration>,
+}
+
+/// Names the folders by their last path component, made unique.
+pub fn served_folders(opened: Vec<(&Path, Tablebase)>) -> Vec<Served> {
+    let mut served: Vec<Served> = Vec::new();
+    for (dir, tablebase) in opened {
+        let base = dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "db".to_string());
+        let mut name = base.clone();
+        let mut n = 2;
+        while served.iter().any(|s| s.name == name) {
+            name = format!("{base}-{n}");
+            n += 1;
+        }
+        served.push(Served {
+            name,
+            tablebase,
+            stats: Mutex::new(HashMap::new()),
+        });
+    }
+    served
+}
+
+/// Serves `folders` until interrupted (Ctrl-C or SIGTERM), saying first on
+/// `out` where.
+pub fn serve(out: &mut dyn Write, folders: Vec<Served>, options: &ServeOptions) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(options.threads.max(1))
+        .enable_all()
+        .build()
+        .context("cannot start the server's threads")?;
+    let state = Arc::new(ServerState {
+        folders: folders.into_iter().map(Arc::new).collect(),
+        probe_places: Arc::new(Semaphore::new(options.threads.max(1) + options.queue)),
+        slow_probes: options.slow_probes,
+    });
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(options.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", options.addr))?;
+        let addr = listener.local_addr()?;
+        let names: Vec<&str> = state.folders.iter().map(|f| f.name.as_str()).collect();
+        writeln!(
+            out,
+            "serving {} at http://{addr}/ (API under /api; Ctrl-C stops)",
+            names.join(", ")
+        )?;
+        out.flush()?;
+        let listener = listener::Capped::new(listener, options.max_connections);
+        axum::serve(listener, api::router(state))
+            .with_graceful_shutdown(stopped())
+            .await
+            .context("the server stopped")
+    })
+}
+
+/// Ctrl-C or SIGTERM.
+async fn stopped() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => return std::future::pending().await,
+            };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+}
