@@ -255,9 +255,12 @@ pub enum Command {
     /// lines, statistics) and a page to explore positions and play, at
     /// http://127.0.0.1:8080/ by default. The API is described in the README.
     Serve {
-        /// Database folder; give --db again to serve several (say, a variant's
-        /// folder and its move-count-rule folder), each under its last path
-        /// component as its name (`?db=NAME`; the first is the default).
+        /// Database folder; give --db again to serve several, each under its
+        /// last path component as its name (`?db=NAME`; the first is the
+        /// default). A folder under the move-count rule served beside one of
+        /// the same game without it reads that one too, as `probe
+        /// --without-rule` does, to tell cursed wins and blessed losses from
+        /// true draws at every counter.
         #[arg(long, default_value = "db")]
         db: Vec<PathBuf>,
         /// Address and port to listen on (port 0: any free port). Keep
@@ -475,6 +478,7 @@ pub fn run(cli: Cli) -> Result<()> {
             for dir in &db {
                 opened.push((dir.as_path(), open(dir, explicit)?));
             }
+            let opened = serve::with_folders_without_rule(opened, |dir| open(dir, explicit))?;
             let options = serve::ServeOptions {
                 addr,
                 threads: set_threads(threads)?,

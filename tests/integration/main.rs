@@ -14,6 +14,7 @@ mod pack;
 mod plan;
 mod probe;
 mod rules;
+mod serve;
 mod solver;
 mod verify;
 

@@ -210,10 +210,9 @@ fn asked(query: Result<Query<Asked>, QueryRejection>) -> Result<Asked, ApiError>
 
 /// The position asked about.
 fn position_of(asked: &Asked) -> Result<String, ApiError> {
-    asked
-        .position
-        .clone()
-        .ok_or_else(|| ApiError::bad_input("give ?position=… (a position string, a Sanmill FEN or 'start')".into()))
+    asked.position.clone().ok_or_else(|| {
+        ApiError::bad_input("give ?position=… (a position string, a Sanmill FEN or 'start')".into())
+    })
 }
 
 /// `GET /api/probe?position=…`: the JSON of `morris probe --json`.
@@ -408,7 +407,10 @@ const PAGE_SCRIPT: &str = include_str!("page/page.js");
 const PAGE_STYLE: &str = include_str!("page/page.css");
 
 async fn page() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE_HTML)
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        PAGE_HTML,
+    )
 }
 
 async fn page_script() -> impl IntoResponse {
@@ -419,5 +421,8 @@ async fn page_script() -> impl IntoResponse {
 }
 
 async fn page_style() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], PAGE_STYLE)
+    (
+        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
+        PAGE_STYLE,
+    )
 }

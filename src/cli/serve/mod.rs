@@ -79,6 +79,32 @@ pub fn served_folders(opened: Vec<(&Path, Tablebase)>) -> Vec<Served> {
     served
 }
 
+/// Each folder under the move-count rule with a folder of the same game
+/// without it beside it, opened again by `open` for the pair (see
+/// `probe --without-rule`).
+pub fn with_folders_without_rule(
+    opened: Vec<(&Path, Tablebase)>,
+    open: impl Fn(&Path) -> Result<Tablebase>,
+) -> Result<Vec<(&Path, Tablebase)>> {
+    let plain: Vec<(&Path, &'static str)> = opened
+        .iter()
+        .filter(|(_, t)| t.variant().n_move.is_none())
+        .map(|(dir, t)| (*dir, t.variant().name))
+        .collect();
+    let mut paired = Vec::with_capacity(opened.len());
+    for (dir, tablebase) in opened {
+        let game = tablebase.variant().name;
+        let partner = plain.iter().find(|(_, name)| *name == game);
+        paired.push(match partner {
+            Some((plain_dir, _)) if tablebase.variant().n_move.is_some() => {
+                (dir, tablebase.with_folder_without_rule(open(plain_dir)?)?)
+            }
+            _ => (dir, tablebase),
+        });
+    }
+    Ok(paired)
+}
+
 /// Serves `folders` until interrupted (Ctrl-C or SIGTERM), saying first on
 /// `out` where.
 pub fn serve(out: &mut dyn Write, folders: Vec<Served>, options: &ServeOptions) -> Result<()> {

@@ -193,11 +193,11 @@ function valueInWords(answer) {
       if (answer.plies === 0) return `${side} has lost: the game is over`;
       return `${other} wins${answer.plies == null ? '' : ` in ${plies(answer.plies)}`}${mill}`;
     case 'cursed-win':
-      return `Cursed win for ${side}: the ${answer.n_move}-move rule draws it`;
+      return `Cursed win for ${side}: the ${answer.n_move}-ply rule draws it`;
     case 'blessed-loss':
-      return `Blessed loss for ${side}: the ${answer.n_move}-move rule saves it`;
+      return `Blessed loss for ${side}: the ${answer.n_move}-ply rule saves it`;
     default:
-      if (answer.n_move != null && answer.counter >= answer.n_move) return `Draw: the ${answer.n_move}-move rule`;
+      if (answer.n_move != null && answer.counter >= answer.n_move) return `Draw: the ${answer.n_move}-ply rule has drawn the game`;
       return 'Draw';
   }
 }
