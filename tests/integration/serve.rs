@@ -335,6 +335,16 @@ fn every_kind_of_error_has_its_status() {
         );
         assert!(body["error"].as_str().is_some_and(|e| !e.is_empty()));
     }
+    // A request with a body is refused before it is read.
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    write!(
+        stream,
+        "POST /api/probe HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    assert!(response.starts_with("HTTP/1.1 413"), "{response}");
     // A missing sector says what builds it.
     let (_, body) = server.get("/api/probe?db=std&position=start");
     let hint = body["hint"].as_str().unwrap();

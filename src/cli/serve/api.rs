@@ -115,8 +115,23 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Refuses a query longer than [`MAX_QUERY_BYTES`] before any handler.
+/// Refuses, before any handler, a query longer than [`MAX_QUERY_BYTES`] and
+/// a request with a body (no route reads one).
 async fn cap_query(request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > 0) || headers.contains_key(header::TRANSFER_ENCODING) {
+        return ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            kind: "bad_input",
+            error: "the API reads no request body: ask with GET and a query".into(),
+            hint: None,
+        }
+        .into_response();
+    }
     let length = request.uri().query().map_or(0, str::len);
     if length > MAX_QUERY_BYTES {
         return ApiError {
