@@ -43,6 +43,7 @@
 
 pub mod db;
 pub mod index;
+pub mod players;
 pub mod rules;
 pub mod solve;
 pub mod system;
@@ -50,7 +51,7 @@ pub mod verify;
 
 pub use db::{
     Answer, Category, ErrorKind, FileError, FolderValues, Line, LineEnd, MoveAnswer, ProbeError,
-    Stored, Tablebase, Value, Verdict, Wdl,
+    Ranking, Stored, Tablebase, Value, Verdict, Wdl,
 };
 pub use index::{SectorGraph, SectorKey};
 pub use rules::{

@@ -7,6 +7,7 @@ mod bench;
 mod check;
 mod errors;
 mod game;
+mod matches;
 mod pack;
 mod plan;
 mod play;
@@ -250,6 +251,48 @@ pub enum Command {
         /// Stop after this many plies.
         #[arg(long, default_value_t = 500)]
         max_plies: usize,
+        /// How the program orders moves of equal value: 'chances' prefers
+        /// the move whose opponent's replies are most often errors (the
+        /// default; see the README), 'best' picks any at random.
+        #[arg(long, value_enum, default_value = "chances")]
+        rank: RankArg,
+    },
+    /// Play many games between two players and print the first player's
+    /// wins, draws and losses with a 95% confidence interval of its score
+    /// (a win 1, a draw 1/2). Players: 'perfect' (random among the best
+    /// moves) and 'ranked' (the best by the chances they leave, as `play`
+    /// and `probe` order them) read --db; 'noisy:P' (a random legal move
+    /// with probability P, else a perfect one) reads it too; 'search:D' (a
+    /// D-ply alpha-beta search of men, mobility and open mills) reads
+    /// none. Colours alternate; a threefold repetition, the folder's
+    /// move-count rule or --max-plies draws a game.
+    Match {
+        /// The first player (its results are printed).
+        first: morris::players::Player,
+        /// The second player.
+        second: morris::players::Player,
+        /// Database folder, for the players that read one.
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Games to play.
+        #[arg(long, default_value_t = 100)]
+        games: u64,
+        /// Seed: the same seed plays the same games.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Start each game from a random position of this sector (the
+        /// first player moves first in even games) instead of the start.
+        #[arg(long, value_name = "SECTOR")]
+        from: Option<SectorKey>,
+        /// A game this long is a draw.
+        #[arg(long, default_value_t = 1000)]
+        max_plies: u32,
+        /// Worker threads, 1 to 1024 (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// One JSON object: games, wins, draws, losses, score, interval_95.
+        #[arg(long)]
+        json: bool,
     },
     /// Serve folders over HTTP: a JSON API (the answers of `probe --json`,
     /// lines, statistics) and a page to explore positions and play, at
@@ -299,6 +342,22 @@ pub enum Command {
         #[arg(long, conflicts_with = "probe")]
         verify: bool,
     },
+}
+
+/// `--rank` of `play`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RankArg {
+    Chances,
+    Best,
+}
+
+impl RankArg {
+    fn ranking(self) -> morris::Ranking {
+        match self {
+            RankArg::Chances => morris::Ranking::Chances,
+            RankArg::Best => morris::Ranking::Best,
+        }
+    }
 }
 
 /// Which sectors `solve` builds and `sectors` lists: the same flags, the
@@ -466,6 +525,55 @@ pub fn run(cli: Cli) -> Result<()> {
             divide,
         ),
         Command::Sectors { selection } => solve::sectors(out, plain, &selection.selection()),
+        Command::Match {
+            first,
+            second,
+            db,
+            games,
+            seed,
+            from,
+            max_plies,
+            threads,
+            json,
+        } => {
+            set_threads(threads)?;
+            let needs = [first, second].iter().any(|p| p.needs_folder());
+            let tablebase = match &db {
+                Some(dir) => Some(open(dir, explicit)?),
+                None if needs => {
+                    return Err(Conflict(format!(
+                        "{} reads a database folder: give --db",
+                        if first.needs_folder() { first } else { second }
+                    ))
+                    .into());
+                }
+                None => None,
+            };
+            let variant = tablebase.as_ref().map_or(plain, |t| t.variant());
+            if let Some(sector) = from
+                && !sector.is_valid(variant)
+            {
+                return Err(Conflict(format!(
+                    "--from {sector}: not a sector of {}",
+                    variant.label()
+                ))
+                .into());
+            }
+            let options = morris::players::MatchOptions {
+                games,
+                seed,
+                from,
+                max_plies,
+            };
+            matches::run_match(
+                out,
+                variant,
+                tablebase.as_ref(),
+                [first, second],
+                &options,
+                json,
+            )
+        }
         Command::Serve {
             db,
             addr,
@@ -530,11 +638,13 @@ pub fn run(cli: Cli) -> Result<()> {
             values,
             seed,
             max_plies,
+            rank,
         } => {
             let tablebase = open_answering(&dbs, explicit)?;
             let start = play::start(&tablebase, &from)?;
             let options = play::PlayOptions {
                 seat: human,
+                rank: rank.ranking(),
                 show_values: values,
                 seed: seed.unwrap_or_else(play::time_seed),
                 max_plies,

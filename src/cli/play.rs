@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 use anyhow::Result;
 
 use super::probe::{move_words, value_words};
-use morris::{Color, Move, Outcome, Position, Stored, Tablebase, Variant};
+use morris::{Color, Move, Outcome, Position, Ranking, Stored, Tablebase, Variant};
 
 /// Who a person plays in `play`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -19,6 +19,9 @@ pub enum Seat {
 
 pub struct PlayOptions {
     pub seat: Seat,
+    /// How the program orders moves of equal value (it picks at random
+    /// among moves equal in that order).
+    pub rank: Ranking,
     pub show_values: bool,
     pub seed: u64,
     pub max_plies: usize,
@@ -33,13 +36,21 @@ struct Choice {
     mill: bool,
     /// Orders the moves, best first (equal keys: equally good).
     key: (i32, i32, i32),
+    /// The opponent's replies and errors after it, under `Ranking::Chances`.
+    chances: (Option<u16>, Option<u16>),
     value: String,
 }
 
 /// The moves of `pos` at `counter` (under the folder's move-count rule, if
 /// any), best first, and the position's value in words.
-fn choices(tablebase: &Tablebase, pos: &Position, counter: u8) -> Result<(Vec<Choice>, String)> {
-    let answer = tablebase.answer(pos, counter)?;
+fn choices(
+    tablebase: &Tablebase,
+    pos: &Position,
+    counter: u8,
+    rank: Ranking,
+) -> Result<(Vec<Choice>, String)> {
+    let mut answer = tablebase.answer_value(pos, counter)?;
+    answer.moves = Some(tablebase.ranked_moves(pos, counter, rank)?);
     let moves = answer
         .moves
         .iter()
@@ -49,6 +60,7 @@ fn choices(tablebase: &Tablebase, pos: &Position, counter: u8) -> Result<(Vec<Ch
             position: m.position,
             mill: m.mill,
             key: m.order_key(),
+            chances: (m.replies, m.errors),
             value: move_words(m.value.stored),
         })
         .collect();
@@ -76,7 +88,8 @@ pub fn start(tablebase: &Tablebase, from: &str) -> Result<(Position, u8)> {
 }
 
 /// A game in the terminal: a person against perfect play, or perfect play
-/// against itself. Among equally good moves the program picks at random.
+/// against itself. Among moves equal in value and in `options.rank` the
+/// program picks at random.
 /// Under a folder's move-count rule the counter starts at `counter`.
 pub fn play(
     out: &mut dyn Write,
@@ -122,7 +135,7 @@ pub fn play(
             writeln!(out, "stopped after {plies} plies")?;
             return Ok(());
         }
-        let (moves, value) = choices(tablebase, &pos, counter)?;
+        let (moves, value) = choices(tablebase, &pos, counter, options.rank)?;
         if options.show_values {
             writeln!(out, "{} to move: {value}", pos.to_move.name())?;
         }
@@ -137,7 +150,11 @@ pub fn play(
                 None => return Ok(()),
             }
         } else {
-            let best: Vec<&Choice> = moves.iter().filter(|m| m.key == moves[0].key).collect();
+            let first = &moves[0];
+            let best: Vec<&Choice> = moves
+                .iter()
+                .filter(|m| (m.key, m.chances) == (first.key, first.chances))
+                .collect();
             let m = best[random.below(best.len())].clone();
             writeln!(
                 out,

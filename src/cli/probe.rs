@@ -338,6 +338,10 @@ fn write_answer(out: &mut dyn Write, variant: &Variant, answer: &Answer) -> Resu
                 };
                 columns.push((after.to_string(), 15));
             }
+            if let (Some(replies), Some(errors)) = (m.replies, m.errors) {
+                // The opponent's replies after the move that are errors.
+                columns.push((format!("errors {errors}/{replies}"), 13));
+            }
             (m.play, m.position, columns)
         })
         .collect();

@@ -3,6 +3,7 @@
 //! facts, and the command line.
 
 mod answer;
+mod chances;
 mod cli;
 mod edges;
 mod first_use;

@@ -306,6 +306,14 @@ pub struct MoveAnswer {
     /// The move's value for the side that plays it.
     #[serde(flatten)]
     pub value: Verdict,
+    /// The opponent's legal replies after the move (0 when the move ends
+    /// the game); `None` when not counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replies: Option<u16>,
+    /// How many of those replies are errors, worse for the opponent than
+    /// its best reply ([`crate::db::is_error`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<u16>,
 }
 
 /// A position's value and its moves, best first ([`MoveAnswer::order_key`]).
@@ -385,6 +393,8 @@ impl MoveAnswer {
             position_notation: position.notation(board),
             mill,
             value: Verdict::of(value),
+            replies: None,
+            errors: None,
         }
     }
 }

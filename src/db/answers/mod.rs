@@ -5,6 +5,7 @@
 //! and per-sector statistics.
 
 pub(crate) mod answer;
+pub(crate) mod chances;
 pub(crate) mod probe;
 pub(crate) mod stats;
 pub(crate) mod tablebase;

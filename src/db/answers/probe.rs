@@ -21,6 +21,7 @@ use std::collections::HashSet;
 use super::answer::{
     Answer, FolderValues, Line, LineAnswer, LineEnd, MoveAnswer, Stored, best_first,
 };
+use super::chances::Ranking;
 use super::tablebase::Tablebase;
 use crate::db::clock_value::ClockValue;
 use crate::db::error::ProbeError;
@@ -54,19 +55,41 @@ impl Tablebase {
         self.stored_of_checked(pos, counter)
     }
 
-    /// The position's value and every legal move with its value, best
-    /// first ([`Stored::order_key`]).
+    /// The position's value and every legal move with its value and the
+    /// opponent's replies and errors after it, best first: by value
+    /// ([`Stored::order_key`]), then among equal values by the chances
+    /// they leave ([`Ranking::Chances`]).
     ///
     /// # Errors
-    /// As [`Tablebase::stored_value`], for the position or a child.
+    /// As [`Tablebase::stored_value`], for the position, a child or a
+    /// grandchild.
     pub fn answer(&self, pos: &Position, counter: u8) -> Result<Answer, ProbeError> {
+        self.answer_ranked(pos, counter, Ranking::default())
+    }
+
+    /// [`Tablebase::answer`] with moves of equal value in the order of `ranking`.
+    ///
+    /// # Errors
+    /// As [`Tablebase::answer`].
+    pub fn answer_ranked(
+        &self,
+        pos: &Position,
+        counter: u8,
+        ranking: Ranking,
+    ) -> Result<Answer, ProbeError> {
         let mut answer = self.answer_value(pos, counter)?;
-        answer.moves = Some(self.moves_best_first(pos, counter)?);
+        let mut moves = self.moves_best_first(pos, counter)?;
+        self.add_chances(counter, &mut moves, ranking)?;
+        answer.moves = Some(moves);
         Ok(answer)
     }
 
     /// Every legal move of `pos` with its value, best first.
-    fn moves_best_first(&self, pos: &Position, counter: u8) -> Result<Vec<MoveAnswer>, ProbeError> {
+    pub(super) fn moves_best_first(
+        &self,
+        pos: &Position,
+        counter: u8,
+    ) -> Result<Vec<MoveAnswer>, ProbeError> {
         let mut moves = self.each_move(pos, |play, child| {
             let (mill, value) = self.move_value(play, child, counter)?;
             Ok(MoveAnswer::new(
@@ -179,7 +202,7 @@ impl Tablebase {
 
     /// A move's value for its mover, from its child's, and whether it
     /// closes a mill.
-    fn move_value(
+    pub(super) fn move_value(
         &self,
         play: Move,
         child: &Position,

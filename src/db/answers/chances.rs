@@ -1,0 +1,124 @@
+//! The chances a move leaves the opponent to go wrong, and the order of
+//! moves that prefers them among moves of equal value.
+//!
+//! After a move, each of the opponent's replies is an *error* when it is
+//! worse for the opponent than its best reply: after a drawing move, a
+//! reply that loses; after a losing move (the opponent wins), a reply that
+//! fails to win; after a winning move, a reply that loses faster than the
+//! best defence. Everything is read from the folder, two plies deep: no
+//! extra file.
+
+use std::cmp::Ordering;
+
+use super::answer::{Category, MoveAnswer, Stored};
+use super::tablebase::Tablebase;
+use crate::db::error::ProbeError;
+use crate::rules::Position;
+
+/// How moves of equal value are ordered (their values always come first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Ranking {
+    /// The move generator's order among equals (a player picks among them
+    /// at random).
+    Best,
+    /// The larger share of the opponent's replies that are errors first;
+    /// among equal shares, more replies first (more room to go wrong).
+    #[default]
+    Chances,
+}
+
+/// Whether `reply` is worse for the side that plays it than `best`, its
+/// best reply: a lower category, or the same loss sooner.
+pub fn is_error(best: Stored, reply: Stored) -> bool {
+    let (b, r) = (best.category(), reply.category());
+    if r != b {
+        return r < b;
+    }
+    b == Category::Loss && matches!((best.plies(), reply.plies()), (Some(pb), Some(pr)) if pr < pb)
+}
+
+impl Tablebase {
+    /// Counts, for each move, the opponent's replies and its errors among
+    /// them (`counter`: the position's, under the rule), and orders the
+    /// moves by `ranking` within equal values.
+    ///
+    /// # Errors
+    /// A missing or damaged sector file two plies deep.
+    pub fn add_chances(
+        &self,
+        counter: u8,
+        moves: &mut [MoveAnswer],
+        ranking: Ranking,
+    ) -> Result<(), ProbeError> {
+        for m in moves.iter_mut() {
+            let child_counter = if m.mill { 0 } else { counter.saturating_add(1) };
+            let (replies, errors) = self.replies_and_errors(&m.position, child_counter)?;
+            m.replies = Some(replies);
+            m.errors = Some(errors);
+        }
+        rank(moves, ranking);
+        Ok(())
+    }
+
+    /// Every legal move of `pos` with its value, best first, ranked by
+    /// `ranking` among equal values; the replies and errors are counted
+    /// only for [`Ranking::Chances`], which needs them (cheaper otherwise).
+    ///
+    /// # Errors
+    /// As [`Tablebase::answer`].
+    pub fn ranked_moves(
+        &self,
+        pos: &Position,
+        counter: u8,
+        ranking: Ranking,
+    ) -> Result<Vec<MoveAnswer>, ProbeError> {
+        let mut moves = self.moves_best_first(pos, counter)?;
+        if ranking == Ranking::Chances {
+            self.add_chances(counter, &mut moves, ranking)?;
+        }
+        Ok(moves)
+    }
+
+    /// The opponent's replies from `child` and how many are errors.
+    fn replies_and_errors(&self, child: &Position, counter: u8) -> Result<(u16, u16), ProbeError> {
+        let variant = self.variant();
+        if variant.static_outcome(child).is_some() || variant.n_move.is_some_and(|n| counter >= n) {
+            return Ok((0, 0));
+        }
+        let values = self.each_move(child, |reply, grandchild| {
+            Ok(self.move_value(reply, grandchild, counter)?.1)
+        })?;
+        let Some(&best) = values.iter().max_by_key(|v| v.order_key()) else {
+            return Ok((0, 0));
+        };
+        let errors = values.iter().filter(|&&v| is_error(best, v)).count();
+        Ok((values.len() as u16, errors as u16))
+    }
+}
+
+/// Sorts moves best first: by value, then as `ranking` says, keeping the
+/// generator's order among equals.
+pub fn rank(moves: &mut [MoveAnswer], ranking: Ranking) {
+    moves.sort_by(|a, b| {
+        b.order_key()
+            .cmp(&a.order_key())
+            .then_with(|| match ranking {
+                Ranking::Best => Ordering::Equal,
+                Ranking::Chances => chances_order(b, a),
+            })
+    });
+}
+
+/// The order of two moves' chances: the share of errors, then the replies.
+fn chances_order(a: &MoveAnswer, b: &MoveAnswer) -> Ordering {
+    let counts = |m: &MoveAnswer| {
+        (
+            u32::from(m.errors.unwrap_or(0)),
+            u32::from(m.replies.unwrap_or(0)),
+        )
+    };
+    let ((ea, ra), (eb, rb)) = (counts(a), counts(b));
+    // ea/ra against eb/rb without division; no replies counts as no errors.
+    let share = |e: u32, r: u32, other_r: u32| if r == 0 { 0 } else { e * other_r.max(1) };
+    share(ea, ra, rb).cmp(&share(eb, rb, ra)).then(ra.cmp(&rb))
+}

@@ -1,0 +1,208 @@
+//! The chances a move leaves (the opponent's replies and its errors among
+//! them) against the naive solver, and the ranking that uses them.
+
+use std::collections::HashMap;
+
+use morris::Variant;
+use morris::db::{Ranking, Tablebase, Value};
+use morris::players::{MatchOptions, MatchResult, Player, play_match};
+use morris::solve::Selection;
+
+use crate::naive::{Naive, State};
+use crate::solver::solve_into;
+
+fn six() -> &'static Variant {
+    Variant::by_name("six").unwrap()
+}
+
+fn wdl_rank(v: Value) -> i32 {
+    match v {
+        Value::Win(_) => 1,
+        Value::Draw => 0,
+        Value::Loss(_) => -1,
+    }
+}
+
+/// The naive count after a move to `child`: the opponent's replies, and
+/// those worse for it than its best (a lower win/draw/loss, or the same
+/// loss sooner), each reply valued from its grandchild.
+fn naive_chances(naive: &Naive, value_of: &dyn Fn(&State) -> Value, child: &State) -> (u16, u16) {
+    if naive.count(child, 1) < 3 {
+        return (0, 0);
+    }
+    let replies: Vec<Value> = naive
+        .children(child)
+        .iter()
+        .map(|g| value_of(g).from_parent())
+        .collect();
+    let Some(best) = replies.iter().copied().max_by_key(|v| v.rank()) else {
+        return (0, 0);
+    };
+    let errors = replies
+        .iter()
+        .filter(|&&r| {
+            wdl_rank(r) < wdl_rank(best)
+                || matches!((best, r), (Value::Loss(b), Value::Loss(x)) if x < b)
+        })
+        .count();
+    (replies.len() as u16, errors as u16)
+}
+
+/// Checks each move's replies and errors against the naive count, and the
+/// order: values first, then within a value the share of errors never
+/// rises. Called by `probe::probe_answers_equal_the_naive_solver` over
+/// every position of six with at most four men a side (one naive solve for
+/// both). Returns how many moves leave errors.
+pub fn check_chances(
+    naive: &Naive,
+    value_of: &dyn Fn(&State) -> Value,
+    state: &State,
+    moves: &[morris::MoveAnswer],
+) -> usize {
+    let pos = naive.position(state);
+    let mut wanted: HashMap<State, (u16, u16)> = HashMap::new();
+    for child in naive.children(state) {
+        wanted.insert(child, naive_chances(naive, value_of, &child));
+    }
+    let mut with_errors = 0;
+    for m in moves {
+        let got = (m.replies.unwrap(), m.errors.unwrap());
+        assert_eq!(
+            Some(&got),
+            wanted.get(&naive.state(&m.position)),
+            "{} then {}",
+            pos.notation(six().board),
+            m.notation
+        );
+        with_errors += usize::from(got.1 > 0);
+    }
+    for pair in moves.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        assert!(a.order_key() >= b.order_key(), "value order");
+        if a.order_key() == b.order_key() {
+            let share = |m: &morris::MoveAnswer| {
+                f64::from(m.errors.unwrap()) / f64::from(m.replies.unwrap().max(1))
+            };
+            assert!(share(a) >= share(b), "{} before {}", a.notation, b.notation);
+        }
+    }
+    with_errors
+}
+
+/// Ranking reorders moves only within a value: the same moves with the
+/// same values in the same value order as the plain best-first order.
+#[test]
+fn ranking_keeps_the_value_order() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), six(), Selection::MaxMen(8));
+    let tb = Tablebase::open(dir.path(), six()).unwrap();
+    let index = morris::index::SectorIndex::of(six().board, 4, 4);
+    for i in (0..index.size()).step_by(97) {
+        let pos = index.position(i, 0, 0);
+        let ranked = tb.answer_ranked(&pos, 0, Ranking::Chances).unwrap();
+        let plain = tb.answer_ranked(&pos, 0, Ranking::Best).unwrap();
+        let keys = |a: &morris::Answer| -> Vec<_> {
+            a.moves
+                .as_ref()
+                .unwrap()
+                .iter()
+                .map(|m| m.order_key())
+                .collect()
+        };
+        assert_eq!(keys(&ranked), keys(&plain));
+        let names = |a: &morris::Answer| -> Vec<String> {
+            let mut n: Vec<String> = a
+                .moves
+                .as_ref()
+                .unwrap()
+                .iter()
+                .map(|m| m.notation.clone())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(names(&ranked), names(&plain));
+    }
+}
+
+/// Six solved whole, once for the match tests.
+fn six_whole() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        crate::shared_folder("six-for-matches", |dir| {
+            solve_into(dir, six(), Selection::All)
+        })
+    })
+}
+
+fn match_between(first: &str, second: &str, games: u64, seed: u64) -> MatchResult {
+    let tb = Tablebase::open(six_whole(), six()).unwrap();
+    let options = MatchOptions {
+        games,
+        seed,
+        from: None,
+        max_plies: 400,
+    };
+    let players = [first.parse().unwrap(), second.parse().unwrap()];
+    play_match(six(), Some(&tb), players, &options, &|| {}).unwrap()
+}
+
+/// The same seed plays the same games; another seed others.
+#[test]
+fn a_match_is_reproducible_for_a_seed() {
+    let a = match_between("ranked", "noisy:0.3", 60, 11);
+    let b = match_between("ranked", "noisy:0.3", 60, 11);
+    assert_eq!((a.wins, a.draws, a.losses), (b.wins, b.draws, b.losses));
+    let runs: Vec<(u64, u64, u64)> = (12..16)
+        .map(|seed| {
+            let r = match_between("search:1", "noisy:0.5", 60, seed);
+            (r.wins, r.draws, r.losses)
+        })
+        .collect();
+    assert!(runs.windows(2).any(|w| w[0] != w[1]), "{runs:?}");
+    assert_eq!(a.wins + a.draws + a.losses, 60);
+}
+
+/// From the drawn start of six, no perfect player loses a game, whoever
+/// it plays; the fallible players lose some.
+#[test]
+fn perfect_players_never_lose_from_the_start_of_six() {
+    for first in ["perfect", "ranked"] {
+        for second in [
+            "noisy:0.3",
+            "noisy:1",
+            "search:1",
+            "search:2",
+            "perfect",
+            "ranked",
+        ] {
+            let r = match_between(first, second, 40, 3);
+            assert_eq!(r.losses, 0, "{first} against {second}: {r:?}");
+            if second.starts_with("noisy") {
+                assert!(r.wins > 0, "{first} against {second}: {r:?}");
+            }
+        }
+    }
+}
+
+/// A player's text names it: `noisy:P` and `search:D` in range, others refused.
+#[test]
+fn players_read_from_their_names() {
+    for good in [
+        "perfect",
+        "ranked",
+        "noisy:0",
+        "noisy:0.25",
+        "noisy:1",
+        "search:1",
+        "search:8",
+    ] {
+        let player: Player = good.parse().unwrap();
+        assert_eq!(player.to_string(), good);
+    }
+    for bad in [
+        "best", "noisy", "noisy:2", "noisy:-1", "search:0", "search:9", "search:x",
+    ] {
+        assert!(bad.parse::<Player>().is_err(), "{bad}");
+    }
+}
