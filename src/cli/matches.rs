@@ -2,13 +2,91 @@
 //! with a 95% confidence interval of its score.
 
 use std::io::Write;
+use std::path::Path;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
+use morris::SectorKey;
 use morris::players::{MatchOptions, Player, play_match};
 use morris::{Tablebase, Variant};
 
-pub fn run_match(
+use super::{Conflict, Rules, open};
+
+/// The arguments of `morris match`.
+#[derive(clap::Args, Debug)]
+pub struct MatchArgs {
+    /// The first player (its results are printed).
+    pub first: Player,
+    /// The second player.
+    pub second: Player,
+    /// Database folder, for the players that read one.
+    #[arg(long)]
+    pub db: Option<std::path::PathBuf>,
+    /// Games to play.
+    #[arg(long, default_value_t = 100)]
+    pub games: u64,
+    /// Seed: the same seed plays the same games.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Start each game from a random position of this sector (the
+    /// first player moves first in even games) instead of the start.
+    #[arg(long, value_name = "SECTOR")]
+    pub from: Option<SectorKey>,
+    /// A game this long is a draw.
+    #[arg(long, default_value_t = 1000)]
+    pub max_plies: u32,
+    /// Worker threads, 1 to 1024 (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// One JSON object: games, wins, draws, losses, score, interval_95.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `morris match`: the folder opened if a player reads one, the sector to
+/// start from checked, the games played and the first player's results.
+pub fn run_match(out: &mut dyn Write, args: &MatchArgs, rules: Rules) -> Result<()> {
+    super::set_threads(args.threads)?;
+    let options = MatchOptions {
+        games: args.games,
+        seed: args.seed,
+        from: args.from,
+        max_plies: args.max_plies,
+    };
+    let players = [args.first, args.second];
+    let db: Option<&Path> = args.db.as_deref();
+    let reader = players.iter().find(|p| p.needs_folder());
+    let tablebase = match (db, reader) {
+        (Some(dir), _) => Some(open(dir, rules)?),
+        (None, Some(player)) => {
+            return Err(Conflict(format!("{player} reads a database folder: give --db")).into());
+        }
+        (None, None) => None,
+    };
+    let variant = match &tablebase {
+        Some(t) => t.variant(),
+        None => rules.without_folder()?,
+    };
+    if let Some(sector) = options.from
+        && !sector.is_valid(variant)
+    {
+        return Err(Conflict(format!(
+            "--from {sector}: not a sector of {}",
+            variant.label()
+        ))
+        .into());
+    }
+    play(
+        out,
+        variant,
+        tablebase.as_ref(),
+        players,
+        &options,
+        args.json,
+    )
+}
+
+fn play(
     out: &mut dyn Write,
     variant: &'static Variant,
     tablebase: Option<&Tablebase>,

@@ -6,6 +6,7 @@
 mod bench;
 mod check;
 mod errors;
+mod folders;
 mod game;
 mod matches;
 mod pack;
@@ -23,8 +24,9 @@ use clap::{Parser, Subcommand};
 
 pub use errors::{Conflict, exit_code, hint};
 
+use folders::{Rules, open, open_answering, open_whole};
 use morris::db::folder_variant;
-use morris::{FileError, Position, SectorKey, Tablebase, Variant};
+use morris::{Position, SectorKey, Variant};
 
 const NOTATION_HELP: &str = "\
 Notation (see docs/RULES.md):
@@ -255,7 +257,7 @@ pub enum Command {
         /// the move whose opponent's replies are most often errors (the
         /// default; see the README), 'best' picks any at random.
         #[arg(long, value_enum, default_value = "chances")]
-        rank: RankArg,
+        rank: play::RankArg,
     },
     /// Play many games between two players and print the first player's
     /// wins, draws and losses with a 95% confidence interval of its score
@@ -266,64 +268,11 @@ pub enum Command {
     /// D-ply alpha-beta search of men, mobility and open mills) reads
     /// none. Colours alternate; a threefold repetition, the folder's
     /// move-count rule or --max-plies draws a game.
-    Match {
-        /// The first player (its results are printed).
-        first: morris::players::Player,
-        /// The second player.
-        second: morris::players::Player,
-        /// Database folder, for the players that read one.
-        #[arg(long)]
-        db: Option<PathBuf>,
-        /// Games to play.
-        #[arg(long, default_value_t = 100)]
-        games: u64,
-        /// Seed: the same seed plays the same games.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Start each game from a random position of this sector (the
-        /// first player moves first in even games) instead of the start.
-        #[arg(long, value_name = "SECTOR")]
-        from: Option<SectorKey>,
-        /// A game this long is a draw.
-        #[arg(long, default_value_t = 1000)]
-        max_plies: u32,
-        /// Worker threads, 1 to 1024 (default: one per core).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// One JSON object: games, wins, draws, losses, score, interval_95.
-        #[arg(long)]
-        json: bool,
-    },
+    Match(matches::MatchArgs),
     /// Serve folders over HTTP: a JSON API (the answers of `probe --json`,
     /// lines, statistics) and a page to explore positions and play, at
     /// http://127.0.0.1:8080/ by default. The API is described in the README.
-    Serve {
-        /// Database folder; give --db again to serve several, each under its
-        /// last path component as its name (`?db=NAME`; the first is the
-        /// default). A folder under the move-count rule served beside one of
-        /// the same game without it reads that one too, as `probe
-        /// --without-rule` does, to tell cursed wins and blessed losses from
-        /// true draws at every counter.
-        #[arg(long, default_value = "db")]
-        db: Vec<PathBuf>,
-        /// Address and port to listen on (port 0: any free port). Keep
-        /// 127.0.0.1 unless others on the network are meant to reach it.
-        #[arg(long, default_value = "127.0.0.1:8080")]
-        addr: std::net::SocketAddr,
-        /// Threads that probe, 1 to 1024 (default: one per core).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Probes that may wait for a thread; a request beyond them is
-        /// refused at once with 503 (and Retry-After).
-        #[arg(long, default_value_t = 64)]
-        queue: usize,
-        /// Open connections at most; more wait to be accepted.
-        #[arg(long, default_value_t = 256)]
-        max_connections: usize,
-        /// For tests: every probe first sleeps this many milliseconds.
-        #[arg(long, hide = true)]
-        slow_probes_ms: Option<u64>,
-    },
+    Serve(serve::ServeArgs),
     /// Solve the movement sectors up to --max-men in a temporary folder and
     /// print throughput, peak memory and bytes per position; or, with
     /// --probe DIR, time probes on an existing database.
@@ -342,22 +291,6 @@ pub enum Command {
         #[arg(long, conflicts_with = "probe")]
         verify: bool,
     },
-}
-
-/// `--rank` of `play`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum RankArg {
-    Chances,
-    Best,
-}
-
-impl RankArg {
-    fn ranking(self) -> morris::Ranking {
-        match self {
-            RankArg::Chances => morris::Ranking::Chances,
-            RankArg::Best => morris::Ranking::Best,
-        }
-    }
 }
 
 /// Which sectors `solve` builds and `sectors` lists: the same flags, the
@@ -525,77 +458,8 @@ pub fn run(cli: Cli) -> Result<()> {
             divide,
         ),
         Command::Sectors { selection } => solve::sectors(out, plain, &selection.selection()),
-        Command::Match {
-            first,
-            second,
-            db,
-            games,
-            seed,
-            from,
-            max_plies,
-            threads,
-            json,
-        } => {
-            set_threads(threads)?;
-            let needs = [first, second].iter().any(|p| p.needs_folder());
-            let tablebase = match &db {
-                Some(dir) => Some(open(dir, explicit)?),
-                None if needs => {
-                    return Err(Conflict(format!(
-                        "{} reads a database folder: give --db",
-                        if first.needs_folder() { first } else { second }
-                    ))
-                    .into());
-                }
-                None => None,
-            };
-            let variant = tablebase.as_ref().map_or(plain, |t| t.variant());
-            if let Some(sector) = from
-                && !sector.is_valid(variant)
-            {
-                return Err(Conflict(format!(
-                    "--from {sector}: not a sector of {}",
-                    variant.label()
-                ))
-                .into());
-            }
-            let options = morris::players::MatchOptions {
-                games,
-                seed,
-                from,
-                max_plies,
-            };
-            matches::run_match(
-                out,
-                variant,
-                tablebase.as_ref(),
-                [first, second],
-                &options,
-                json,
-            )
-        }
-        Command::Serve {
-            db,
-            addr,
-            threads,
-            queue,
-            max_connections,
-            slow_probes_ms,
-        } => {
-            let mut opened = Vec::new();
-            for dir in &db {
-                opened.push((dir.as_path(), open(dir, explicit)?));
-            }
-            let opened = serve::with_folders_without_rule(opened, |dir| open(dir, explicit))?;
-            let options = serve::ServeOptions {
-                addr,
-                threads: set_threads(threads)?,
-                queue,
-                max_connections,
-                slow_probes: slow_probes_ms.map(std::time::Duration::from_millis),
-            };
-            serve::serve(out, serve::served_folders(opened), &options)
-        }
+        Command::Match(args) => matches::run_match(out, &args, explicit),
+        Command::Serve(args) => serve::serve_folders(out, &args, explicit),
         Command::Plan {
             selection,
             json,
@@ -711,83 +575,6 @@ fn run_solve(
         None => folder_variant(db)?.unwrap_or(explicit.without_folder()?),
     };
     solve::solve(out, variant, db, selection, pack, quiet)
-}
-
-/// The rules the command line asks for: `--variant` and `--n-move`.
-#[derive(Clone, Copy)]
-struct Rules {
-    variant: Option<&'static Variant>,
-    n_move: Option<u8>,
-}
-
-impl Rules {
-    /// For a command without a folder: the variant asked for (standard by
-    /// default) under the rule asked for.
-    fn without_folder(self) -> Result<&'static Variant> {
-        let base = self.variant.unwrap_or_else(Variant::standard);
-        Ok(match self.n_move {
-            Some(n) => base.with_n_move(n)?,
-            None => base,
-        })
-    }
-
-    /// For a command on `db`: `None` when nothing is asked (the folder's
-    /// rules then hold); `--n-move` alone is the folder's game under it.
-    fn for_folder(self, db: &Path) -> Result<Option<&'static Variant>> {
-        let base = match (self.variant, self.n_move) {
-            (None, None) => return Ok(None),
-            (Some(v), _) => v,
-            (None, Some(_)) => match folder_variant(db).ok().flatten() {
-                Some(found) => Variant::by_name(found.name).unwrap_or_else(Variant::standard),
-                None => Variant::standard(),
-            },
-        };
-        Ok(Some(match self.n_move {
-            Some(n) => base.with_n_move(n)?,
-            None => base,
-        }))
-    }
-}
-
-/// Opens a folder for probes: for the variant asked for, or the one the
-/// folder holds. A damaged stored index is reported once, then replaced by
-/// an index built in memory.
-fn open(db: &Path, rules: Rules) -> Result<Tablebase> {
-    let tablebase = match rules.for_folder(db)? {
-        Some(v) => Tablebase::open(db, v)?,
-        None => Tablebase::open_folder(db)?,
-    };
-    let told = std::sync::Mutex::new(std::collections::HashSet::new());
-    Ok(tablebase.with_warnings(move |e: &FileError| {
-        if told.lock().unwrap_or_else(|p| p.into_inner()).insert(e.path().to_path_buf()) {
-            note(&format!(
-                "warning: {}; using an index built in memory instead (`morris solve` over the folder rewrites the file)",
-                error_chain(e)
-            ));
-        }
-    }))
-}
-
-/// [`open`] for the commands that answer (`probe`, `play`), with the
-/// folder without the rule beside one under it when given.
-fn open_answering(dbs: &AnswerDbs, rules: Rules) -> Result<Tablebase> {
-    let tablebase = open(&dbs.db.db, rules)?;
-    match &dbs.without_rule {
-        None => Ok(tablebase),
-        Some(dir) => {
-            let nothing_asked = Rules {
-                variant: None,
-                n_move: None,
-            };
-            let plain = open(dir, nothing_asked)?;
-            Ok(tablebase.with_folder_without_rule(plain)?)
-        }
-    }
-}
-
-/// [`open`] for commands that read whole files (`stats`, `verify`).
-fn open_whole(db: &Path, rules: Rules) -> Result<Tablebase> {
-    Ok(open(db, rules)?.reading_whole_files())
 }
 
 /// Whether two paths name one folder: the same path once `.` parts are

@@ -8,6 +8,22 @@ use anyhow::Result;
 use super::probe::{move_words, value_words};
 use morris::{Color, Move, Outcome, Position, Ranking, Stored, Tablebase, Variant};
 
+/// `--rank` of `play`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RankArg {
+    Chances,
+    Best,
+}
+
+impl RankArg {
+    pub fn ranking(self) -> morris::Ranking {
+        match self {
+            RankArg::Chances => morris::Ranking::Chances,
+            RankArg::Best => morris::Ranking::Best,
+        }
+    }
+}
+
 /// Who a person plays in `play`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Seat {

@@ -206,3 +206,46 @@ fn players_read_from_their_names() {
         assert!(bad.parse::<Player>().is_err(), "{bad}");
     }
 }
+
+/// `morris match` through the binary: JSON with the counts, the same for a
+/// seed, and a player that reads a folder refused without one.
+#[test]
+fn match_runs_from_the_command_line() {
+    let run = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("morris")
+            .unwrap()
+            .args(args)
+            .arg("--db")
+            .arg(six_whole())
+            .output()
+            .unwrap()
+    };
+    let args = ["match", "ranked", "search:1", "--games", "20", "--seed", "4", "--json"];
+    let (a, b) = (run(&args), run(&args));
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, b.stdout);
+    let json: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let count = |k: &str| json[k].as_u64().unwrap();
+    assert_eq!(count("wins") + count("draws") + count("losses"), count("games"));
+    assert_eq!(count("games"), 20);
+    let refused = assert_cmd::Command::cargo_bin("morris")
+        .unwrap()
+        .args(["match", "perfect", "search:1", "--db"])
+        .arg("/nonexistent/folder")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(3));
+    let no_folder = assert_cmd::Command::cargo_bin("morris")
+        .unwrap()
+        .args(["--variant", "six", "match", "ranked", "search:1"])
+        .output()
+        .unwrap();
+    assert_eq!(no_folder.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&no_folder.stderr).contains("give --db"));
+    let folderless = assert_cmd::Command::cargo_bin("morris")
+        .unwrap()
+        .args(["--variant", "six", "match", "search:1", "noisy:0.5", "--games", "4"])
+        .output()
+        .unwrap();
+    assert!(!folderless.status.success(), "noisy reads a folder");
+}

@@ -24,6 +24,8 @@ use morris::db::SectorStats;
 use morris::{SectorKey, Tablebase};
 use tokio::sync::Semaphore;
 
+use super::{Rules, open};
+
 /// How `morris serve` runs.
 pub struct ServeOptions {
     pub addr: SocketAddr,
@@ -56,7 +58,7 @@ pub struct ServerState {
 }
 
 /// Names the folders by their last path component, made unique.
-pub fn served_folders(opened: Vec<(&Path, Tablebase)>) -> Vec<Served> {
+fn served_folders(opened: Vec<(&Path, Tablebase)>) -> Vec<Served> {
     let mut served: Vec<Served> = Vec::new();
     for (dir, tablebase) in opened {
         let base = dir
@@ -79,10 +81,58 @@ pub fn served_folders(opened: Vec<(&Path, Tablebase)>) -> Vec<Served> {
     served
 }
 
+/// The arguments of `morris serve`.
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// Database folder; give --db again to serve several, each under its
+    /// last path component as its name (`?db=NAME`; the first is the
+    /// default). A folder under the move-count rule served beside one of
+    /// the same game without it reads that one too, as `probe
+    /// --without-rule` does, to tell cursed wins and blessed losses from
+    /// true draws at every counter.
+    #[arg(long, default_value = "db")]
+    pub db: Vec<std::path::PathBuf>,
+    /// Address and port to listen on (port 0: any free port). Keep
+    /// 127.0.0.1 unless others on the network are meant to reach it.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: std::net::SocketAddr,
+    /// Threads that probe, 1 to 1024 (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Probes that may wait for a thread; a request beyond them is
+    /// refused at once with 503 (and Retry-After).
+    #[arg(long, default_value_t = 64)]
+    pub queue: usize,
+    /// Open connections at most; more wait to be accepted.
+    #[arg(long, default_value_t = 256)]
+    pub max_connections: usize,
+    /// For tests: every probe first sleeps this many milliseconds.
+    #[arg(long, hide = true)]
+    pub slow_probes_ms: Option<u64>,
+}
+
+/// `morris serve`: opens each folder (pairing a folder under the rule with
+/// one of the same game without it) and serves them.
+pub fn serve_folders(out: &mut dyn Write, args: &ServeArgs, rules: Rules) -> Result<()> {
+    let options = ServeOptions {
+        addr: args.addr,
+        threads: super::set_threads(args.threads)?,
+        queue: args.queue,
+        max_connections: args.max_connections,
+        slow_probes: args.slow_probes_ms.map(Duration::from_millis),
+    };
+    let mut opened = Vec::new();
+    for dir in &args.db {
+        opened.push((dir.as_path(), open(dir, rules)?));
+    }
+    let opened = with_folders_without_rule(opened, |dir| open(dir, rules))?;
+    serve(out, served_folders(opened), &options)
+}
+
 /// Each folder under the move-count rule with a folder of the same game
 /// without it beside it, opened again by `open` for the pair (see
 /// `probe --without-rule`).
-pub fn with_folders_without_rule(
+fn with_folders_without_rule(
     opened: Vec<(&Path, Tablebase)>,
     open: impl Fn(&Path) -> Result<Tablebase>,
 ) -> Result<Vec<(&Path, Tablebase)>> {
@@ -107,7 +157,7 @@ pub fn with_folders_without_rule(
 
 /// Serves `folders` until interrupted (Ctrl-C or SIGTERM), saying first on
 /// `out` where.
-pub fn serve(out: &mut dyn Write, folders: Vec<Served>, options: &ServeOptions) -> Result<()> {
+fn serve(out: &mut dyn Write, folders: Vec<Served>, options: &ServeOptions) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .max_blocking_threads(options.threads.max(1))
