@@ -166,10 +166,24 @@ pub fn play(
                 None => return Ok(()),
             }
         } else {
-            let first = &moves[0];
+            // As the `ranked` player of `match`: within the best value, a
+            // position met less often in this game first (under the
+            // chances ranking), then the ranking's order.
+            let times = |m: &Choice| match options.rank {
+                Ranking::Chances => seen.get(&m.position).copied().unwrap_or(0),
+                Ranking::Best => 0,
+            };
+            let top = moves[0].key;
+            let fewest = moves.iter().filter(|m| m.key == top).map(times).min();
+            let first = moves
+                .iter()
+                .find(|m| m.key == top && Some(times(m)) == fewest)
+                .unwrap_or(&moves[0]);
             let best: Vec<&Choice> = moves
                 .iter()
-                .filter(|m| (m.key, m.chances) == (first.key, first.chances))
+                .filter(|m| {
+                    (m.key, times(m), m.chances) == (first.key, times(first), first.chances)
+                })
                 .collect();
             let m = best[random.below(best.len())].clone();
             writeln!(

@@ -17,8 +17,9 @@ use crate::rules::{Outcome, Position, Variant};
 pub struct MatchOptions {
     pub games: u64,
     pub seed: u64,
-    /// Start each game from a random position of this sector (the first
-    /// player to move in even games), else from the start.
+    /// Start each game from a random position of this sector, else from the
+    /// start. Games 2k and 2k + 1 start from the same position, the first
+    /// player to move in the even one.
     pub from: Option<SectorKey>,
     /// A game this long is a draw.
     pub max_plies: u32,
@@ -64,9 +65,12 @@ pub fn play_match(
         .into_par_iter()
         .map(|game| {
             let mut random = Random::new(options.seed ^ game.wrapping_mul(0xa076_1d64_78bd_642f));
+            // Games 2k and 2k + 1 start from the same position, colours swapped.
+            let mut pair =
+                Random::new(!options.seed ^ (game / 2).wrapping_mul(0xe703_7ed1_a0b4_28db));
             let start = match options.from {
                 None => (Position::start(variant), 0),
-                Some(sector) => (random_position(variant, sector, &mut random)?, 0),
+                Some(sector) => (random_position(variant, sector, &mut pair)?, 0),
             };
             // Colours alternate: the first player moves first in even games.
             let seats = if game % 2 == 0 {
@@ -150,7 +154,8 @@ fn play_game(
         if *times >= 3 {
             return Ok(GameResult::Draw);
         }
-        let play = seats[mover].choose(variant, tablebase, &pos, counter, random)?;
+        let times_seen = |p: &Position| seen.get(p).copied().unwrap_or(0);
+        let play = seats[mover].choose(variant, tablebase, &pos, counter, &times_seen, random)?;
         pos = variant
             .moves(&pos)
             .into_iter()

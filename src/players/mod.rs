@@ -50,6 +50,7 @@ impl Player {
         tablebase: Option<&Tablebase>,
         pos: &Position,
         counter: u8,
+        seen: &dyn Fn(&Position) -> u8,
         random: &mut Random,
     ) -> Result<Move, ProbeError> {
         let folder = || {
@@ -59,22 +60,25 @@ impl Player {
             })
         };
         match self {
-            Player::Perfect => Ok(pick_first_equal(
-                &folder()?.ranked_moves(pos, counter, Ranking::Best)?,
-                random,
-                false,
-            )),
-            Player::Ranked => Ok(pick_first_equal(
-                &folder()?.ranked_moves(pos, counter, Ranking::Chances)?,
-                random,
-                true,
-            )),
+            Player::Perfect => {
+                let moves = folder()?.ranked_moves(pos, counter, Ranking::Best)?;
+                Ok(pick_equal(&moves, |m| m.order_key(), random))
+            }
+            Player::Ranked => {
+                let mut moves = folder()?.ranked_moves(pos, counter, Ranking::Chances)?;
+                // Within a value, a position met less often in this game
+                // first (repeating one would end a drawn game three times
+                // sooner); then the chances, the sort being stable.
+                moves.sort_by_key(|m| (std::cmp::Reverse(m.order_key()), seen(&m.position)));
+                let key = |m: &MoveAnswer| (m.order_key(), seen(&m.position), m.replies, m.errors);
+                Ok(pick_equal(&moves, key, random))
+            }
             Player::Noisy(p) => {
                 if random.unit() < p {
                     let moves = variant.moves(pos);
                     Ok(moves[random.below(moves.len())].0)
                 } else {
-                    Player::Perfect.choose(variant, tablebase, pos, counter, random)
+                    Player::Perfect.choose(variant, tablebase, pos, counter, seen, random)
                 }
             }
             Player::Search(depth) => Ok(search_move(variant, pos, depth, random)),
@@ -82,15 +86,14 @@ impl Player {
     }
 }
 
-/// A random move among those equal to the first: in value, and with
-/// `chances` also in the replies and errors they leave.
-fn pick_first_equal(moves: &[MoveAnswer], random: &mut Random, chances: bool) -> Move {
-    let first = &moves[0];
-    let same = |m: &&MoveAnswer| {
-        m.order_key() == first.order_key()
-            && (!chances || (m.replies, m.errors) == (first.replies, first.errors))
-    };
-    let equal: Vec<&MoveAnswer> = moves.iter().filter(same).collect();
+/// A random move among those whose `key` equals the first's.
+fn pick_equal<K: PartialEq>(
+    moves: &[MoveAnswer],
+    key: impl Fn(&MoveAnswer) -> K,
+    random: &mut Random,
+) -> Move {
+    let first = key(&moves[0]);
+    let equal: Vec<&MoveAnswer> = moves.iter().filter(|m| key(m) == first).collect();
     equal[random.below(equal.len())].play
 }
 

@@ -220,13 +220,18 @@ fn match_runs_from_the_command_line() {
             .output()
             .unwrap()
     };
-    let args = ["match", "ranked", "search:1", "--games", "20", "--seed", "4", "--json"];
+    let args = [
+        "match", "ranked", "search:1", "--games", "20", "--seed", "4", "--json",
+    ];
     let (a, b) = (run(&args), run(&args));
     assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
     assert_eq!(a.stdout, b.stdout);
     let json: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
     let count = |k: &str| json[k].as_u64().unwrap();
-    assert_eq!(count("wins") + count("draws") + count("losses"), count("games"));
+    assert_eq!(
+        count("wins") + count("draws") + count("losses"),
+        count("games")
+    );
     assert_eq!(count("games"), 20);
     let refused = assert_cmd::Command::cargo_bin("morris")
         .unwrap()
@@ -244,7 +249,15 @@ fn match_runs_from_the_command_line() {
     assert!(String::from_utf8_lossy(&no_folder.stderr).contains("give --db"));
     let folderless = assert_cmd::Command::cargo_bin("morris")
         .unwrap()
-        .args(["--variant", "six", "match", "search:1", "noisy:0.5", "--games", "4"])
+        .args([
+            "--variant",
+            "six",
+            "match",
+            "search:1",
+            "noisy:0.5",
+            "--games",
+            "4",
+        ])
         .output()
         .unwrap();
     assert!(!folderless.status.success(), "noisy reads a folder");

@@ -225,7 +225,8 @@ function drawMoves() {
       item.className = `move ${category}`;
       item.tabIndex = 0;
       item.dataset.move = m.move;
-      item.title = `${m.move}: ${m.category}${m.plies != null ? ` in ${plies(m.plies)}` : ''}${m.mill ? ', closes a mill' : ''}`;
+      const chances = m.replies ? `; ${m.errors} of the ${m.replies} replies are errors` : '';
+      item.title = `${m.move}: ${m.category}${m.plies != null ? ` in ${plies(m.plies)}` : ''}${m.mill ? ', closes a mill' : ''}${chances}`;
       item.textContent = m.move + distance(m);
       item.addEventListener('mouseenter', () => hint(m));
       item.addEventListener('mouseleave', () => hint(null));
