@@ -39,10 +39,12 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     work = tempfile.mkdtemp(prefix="morris-browser-")
     six, std = os.path.join(work, "six"), os.path.join(work, "std")
+    mora = os.path.join(work, "mora")
     run("--variant", "six", "solve", "--all", "--db", six)
     run("solve", "--sectors", "3-3", "--db", std)
+    run("--variant", "morabaraba", "solve", "--sectors", "3-3", "--db", mora)
     server = subprocess.Popen(
-        [MORRIS, "serve", "--db", six, "--db", std, "--addr", "127.0.0.1:0"],
+        [MORRIS, "serve", "--db", six, "--db", std, "--db", mora, "--addr", "127.0.0.1:0"],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -172,6 +174,16 @@ def check_page(driver, base):
     assert "3-3" in driver.find_element(By.ID, "stats").text
     driver.save_screenshot(os.path.join(OUT, "standard-fen.png"))
     print(f"browser-test: the FEN shows {answer['position']}: {words}")
+    standard_lines = len(driver.find_elements(By.CSS_SELECTOR, "#board line"))
+
+    # Morabaraba's board has its diagonals.
+    driver.get(base + "/?db=mora&position=" + urllib.parse.quote(answer["position"]))
+    ready(driver)
+    lines = len(driver.find_elements(By.CSS_SELECTOR, "#board line"))
+    links = len(api(base, "/api/meta", db="mora")["board"]["links"])
+    assert lines == links and lines == standard_lines + 8, (lines, links, standard_lines)
+    driver.save_screenshot(os.path.join(OUT, "morabaraba.png"))
+    print(f"browser-test: Morabaraba's board has {lines} lines, its diagonals among them")
 
     # Against the database: White plays, the database answers as Black.
     driver.get(base + "/?db=six")
