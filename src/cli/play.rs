@@ -94,6 +94,17 @@ fn choices(
     Ok((moves, value))
 }
 
+/// Whether two moves leave the same share of errors (moves sort by it
+/// within a value; without counts, all are the same).
+fn same_share(a: &Choice, b: &Choice) -> bool {
+    let counts = |c: &Choice| match c.chances {
+        (Some(replies), Some(errors)) => (u32::from(errors), u32::from(replies).max(1)),
+        _ => (0, 1),
+    };
+    let ((ea, ra), (eb, rb)) = (counts(a), counts(b));
+    ea * rb == eb * ra
+}
+
 /// The position `play --from` names, with its counter under the folder's
 /// move-count rule (0 without one), once the folder is known to answer it
 /// and its moves: a missing sector is reported before any board is drawn.
@@ -181,9 +192,7 @@ pub fn play(
                 .unwrap_or(&moves[0]);
             let best: Vec<&Choice> = moves
                 .iter()
-                .filter(|m| {
-                    (m.key, times(m), m.chances) == (first.key, times(first), first.chances)
-                })
+                .filter(|m| (m.key, times(m)) == (first.key, times(first)) && same_share(m, first))
                 .collect();
             let m = best[random.below(best.len())].clone();
             writeln!(

@@ -13,7 +13,7 @@ pub use answers::answer::{
     Answer, Category, FolderValues, Fresh, Line, LineAnswer, LineEnd, MoveAnswer, NoPlies,
     RuleFields, Stored, Verdict,
 };
-pub use answers::chances::{Ranking, is_error, rank};
+pub use answers::chances::{Ranking, chances_order, is_error, rank};
 pub use answers::stats::SectorStats;
 pub use answers::tablebase::Tablebase;
 pub use answers::thread_sectors::thread_slot;

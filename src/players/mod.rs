@@ -14,7 +14,7 @@ use std::str::FromStr;
 pub use matches::{GameResult, MatchOptions, MatchResult, play_match};
 pub use search::{evaluate, search_move};
 
-use crate::db::{MoveAnswer, ProbeError, Ranking, Tablebase};
+use crate::db::{MoveAnswer, ProbeError, Ranking, Tablebase, chances_order};
 use crate::rules::{Move, Position, Variant};
 
 /// One player of a match.
@@ -65,13 +65,30 @@ impl Player {
                 Ok(pick_equal(&moves, |m| m.order_key(), random))
             }
             Player::Ranked => {
-                let mut moves = folder()?.ranked_moves(pos, counter, Ranking::Chances)?;
-                // Within a value, a position met less often in this game
-                // first (repeating one would end a drawn game three times
-                // sooner); then the chances, the sort being stable.
-                moves.sort_by_key(|m| (std::cmp::Reverse(m.order_key()), seen(&m.position)));
-                let key = |m: &MoveAnswer| (m.order_key(), seen(&m.position), m.replies, m.errors);
-                Ok(pick_equal(&moves, key, random))
+                let moves = folder()?.ranked_moves(pos, counter, Ranking::Chances)?;
+                // Within the best value, a position met less often in this
+                // game (repeating one ends a drawn game sooner), then the
+                // best share of errors, at random among equals.
+                let top = moves[0].order_key();
+                let fewest = moves
+                    .iter()
+                    .filter(|m| m.order_key() == top)
+                    .map(|m| seen(&m.position))
+                    .min();
+                let fresh: Vec<&MoveAnswer> = moves
+                    .iter()
+                    .filter(|m| m.order_key() == top && Some(seen(&m.position)) == fewest)
+                    .collect();
+                let sharpest = fresh
+                    .iter()
+                    .copied()
+                    .max_by(|a, b| chances_order(a, b))
+                    .unwrap_or(&moves[0]);
+                let equal: Vec<&MoveAnswer> = fresh
+                    .into_iter()
+                    .filter(|m| chances_order(m, sharpest) == std::cmp::Ordering::Equal)
+                    .collect();
+                Ok(equal[random.below(equal.len())].play)
             }
             Player::Noisy(p) => {
                 if random.unit() < p {

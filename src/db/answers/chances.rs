@@ -21,8 +21,8 @@ pub enum Ranking {
     /// The move generator's order among equals (a player picks among them
     /// at random).
     Best,
-    /// The larger share of the opponent's replies that are errors first;
-    /// among equal shares, more replies first (more room to go wrong).
+    /// The larger share of the opponent's replies that are errors first
+    /// (equal shares keep the generator's order).
     #[default]
     Chances,
 }
@@ -109,16 +109,16 @@ pub fn rank(moves: &mut [MoveAnswer], ranking: Ranking) {
     });
 }
 
-/// The order of two moves' chances: the share of errors, then the replies.
-fn chances_order(a: &MoveAnswer, b: &MoveAnswer) -> Ordering {
+/// The order of two moves' chances: the share of errors among the
+/// replies, `errors / replies` (no replies: no errors), compared without
+/// division.
+pub fn chances_order(a: &MoveAnswer, b: &MoveAnswer) -> Ordering {
     let counts = |m: &MoveAnswer| {
         (
             u32::from(m.errors.unwrap_or(0)),
-            u32::from(m.replies.unwrap_or(0)),
+            u32::from(m.replies.unwrap_or(0)).max(1),
         )
     };
     let ((ea, ra), (eb, rb)) = (counts(a), counts(b));
-    // ea/ra against eb/rb without division; no replies counts as no errors.
-    let share = |e: u32, r: u32, other_r: u32| if r == 0 { 0 } else { e * other_r.max(1) };
-    share(ea, ra, rb).cmp(&share(eb, rb, ra)).then(ra.cmp(&rb))
+    (ea * rb).cmp(&(eb * ra))
 }
