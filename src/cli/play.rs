@@ -6,6 +6,7 @@ use std::io::{BufRead, Write};
 use anyhow::Result;
 
 use super::probe::{move_words, value_words};
+use morris::players::Random;
 use morris::{Color, Move, Outcome, Position, Ranking, Stored, Tablebase, Variant};
 
 /// `--rank` of `play`.
@@ -126,7 +127,7 @@ pub fn play(
     options: &PlayOptions,
 ) -> Result<()> {
     let variant = tablebase.variant();
-    let mut random = XorShift(options.seed | 1);
+    let mut random = Random::new(options.seed);
     let mut pos = start;
     let mut seen = std::collections::HashMap::<Position, u32>::new();
     let mut plies = 0;
@@ -252,18 +253,6 @@ fn read_move(
             },
             Err(e) => writeln!(out, "{e}")?,
         }
-    }
-}
-
-/// A small generator for picking among equally good moves.
-struct XorShift(u64);
-
-impl XorShift {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
     }
 }
 

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use morris::Variant;
-use morris::db::{Ranking, Tablebase, Value};
+use morris::db::{Tablebase, Value};
 use morris::players::{MatchOptions, MatchResult, Player, play_match};
 use morris::solve::Selection;
 
@@ -87,42 +87,6 @@ pub fn check_chances(
         }
     }
     with_errors
-}
-
-/// Ranking reorders moves only within a value: the same moves with the
-/// same values in the same value order as the plain best-first order.
-#[test]
-fn ranking_keeps_the_value_order() {
-    let dir = tempfile::tempdir().unwrap();
-    solve_into(dir.path(), six(), Selection::MaxMen(8));
-    let tb = Tablebase::open(dir.path(), six()).unwrap();
-    let index = morris::index::SectorIndex::of(six().board, 4, 4);
-    for i in (0..index.size()).step_by(97) {
-        let pos = index.position(i, 0, 0);
-        let ranked = tb.answer_ranked(&pos, 0, Ranking::Chances).unwrap();
-        let plain = tb.answer_ranked(&pos, 0, Ranking::Best).unwrap();
-        let keys = |a: &morris::Answer| -> Vec<_> {
-            a.moves
-                .as_ref()
-                .unwrap()
-                .iter()
-                .map(|m| m.order_key())
-                .collect()
-        };
-        assert_eq!(keys(&ranked), keys(&plain));
-        let names = |a: &morris::Answer| -> Vec<String> {
-            let mut n: Vec<String> = a
-                .moves
-                .as_ref()
-                .unwrap()
-                .iter()
-                .map(|m| m.notation.clone())
-                .collect();
-            n.sort();
-            n
-        };
-        assert_eq!(names(&ranked), names(&plain));
-    }
 }
 
 /// Six solved whole, once for the match tests.

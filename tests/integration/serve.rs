@@ -345,6 +345,17 @@ fn every_kind_of_error_has_its_status() {
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
     assert!(response.starts_with("HTTP/1.1 413"), "{response}");
+    // Another method is refused in JSON too.
+    let mut stream = TcpStream::connect(&server.addr).unwrap();
+    write!(
+        stream,
+        "DELETE /api/probe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    assert!(response.starts_with("HTTP/1.1 405"), "{response}");
+    assert!(response.contains("\"kind\":\"bad_input\""), "{response}");
     // A missing sector says what builds it.
     let (_, body) = server.get("/api/probe?db=std&position=start");
     let hint = body["hint"].as_str().unwrap();

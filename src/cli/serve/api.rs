@@ -1,10 +1,11 @@
 //! The routes: the page (`/`, `/page.js`, `/page.css`) and the API under
-//! `/api`, every answer JSON, every error `{"error", "kind", "hint"}` with
-//! its status decided in [`status_of`] only.
+//! `/api`, every answer JSON, every error `{"error", "kind", "hint"}`: a
+//! library error's status decided in [`status_of`] only, the server's own
+//! (a bad query, no such route, over capacity) where they arise.
 
 use std::sync::Arc;
 
-use axum::extract::rejection::QueryRejection;
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path as UrlPath, Query, Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
@@ -35,6 +36,7 @@ pub fn router(state: Arc<ServerState>) -> Router {
         .route("/api/stats", get(stats))
         .route("/api/stats/{sector}", get(sector_stats))
         .fallback(not_found)
+        .method_not_allowed_fallback(not_allowed)
         .layer(middleware::from_fn(cap_query))
         .with_state(state)
 }
@@ -150,6 +152,15 @@ async fn not_found() -> ApiError {
         status: StatusCode::NOT_FOUND,
         kind: "not_found",
         error: "no such page: the API is /api/meta, /api/probe, /api/line, /api/stats".into(),
+        hint: None,
+    }
+}
+
+async fn not_allowed() -> ApiError {
+    ApiError {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        kind: "bad_input",
+        error: "only GET is answered".into(),
         hint: None,
     }
 }
@@ -335,9 +346,10 @@ async fn stats(
 /// `GET /api/stats/SECTOR`: one sector's statistics.
 async fn sector_stats(
     State(state): State<Arc<ServerState>>,
-    UrlPath(sector): UrlPath<String>,
+    sector: Result<UrlPath<String>, PathRejection>,
     query: Result<Query<Asked>, QueryRejection>,
 ) -> Result<Json<Json_>, ApiError> {
+    let UrlPath(sector) = sector.map_err(|e| ApiError::bad_input(e.body_text()))?;
     let asked = asked(query)?;
     let folder = state.folder(asked.db.as_deref())?;
     let variant = folder.tablebase.variant();

@@ -101,11 +101,11 @@ pub struct ServeArgs {
     pub threads: Option<usize>,
     /// Probes that may wait for a thread; a request beyond them is
     /// refused at once with 503 (and Retry-After).
-    #[arg(long, default_value_t = 64)]
-    pub queue: usize,
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub queue: u32,
     /// Open connections at most; more wait to be accepted.
-    #[arg(long, default_value_t = 256)]
-    pub max_connections: usize,
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_connections: u32,
     /// For tests: every probe first sleeps this many milliseconds.
     #[arg(long, hide = true)]
     pub slow_probes_ms: Option<u64>,
@@ -117,15 +117,20 @@ pub fn serve_folders(out: &mut dyn Write, args: &ServeArgs, rules: Rules) -> Res
     let options = ServeOptions {
         addr: args.addr,
         threads: super::set_threads(args.threads)?,
-        queue: args.queue,
-        max_connections: args.max_connections,
+        queue: args.queue as usize,
+        max_connections: args.max_connections as usize,
         slow_probes: args.slow_probes_ms.map(Duration::from_millis),
     };
     let mut opened = Vec::new();
     for dir in &args.db {
         opened.push((dir.as_path(), open(dir, rules)?));
     }
-    let opened = with_folders_without_rule(opened, |dir| open(dir, rules))?;
+    // The partner's own manifest names its rules (as `probe --without-rule`).
+    let as_it_is = Rules {
+        variant: None,
+        n_move: None,
+    };
+    let opened = with_folders_without_rule(opened, |dir| open(dir, as_it_is))?;
     serve(out, served_folders(opened), &options)
 }
 

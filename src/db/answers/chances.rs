@@ -10,9 +10,10 @@
 
 use std::cmp::Ordering;
 
-use super::answer::{Category, MoveAnswer, Stored};
+use super::answer::{MoveAnswer, Stored};
 use super::tablebase::Tablebase;
 use crate::db::error::ProbeError;
+use crate::db::value::Wdl;
 use crate::rules::Position;
 
 /// How moves of equal value are ordered (their values always come first).
@@ -28,13 +29,16 @@ pub enum Ranking {
 }
 
 /// Whether `reply` is worse for the side that plays it than `best`, its
-/// best reply: a lower category, or the same loss sooner.
+/// best reply: a lower win, draw or loss (under the move-count rule, at the
+/// counter: a cursed win is a draw there), or the same loss sooner where the
+/// folder has plies to the end.
 pub fn is_error(best: Stored, reply: Stored) -> bool {
-    let (b, r) = (best.category(), reply.category());
+    let (b, r) = (best.wdl() as i32, reply.wdl() as i32);
     if r != b {
         return r < b;
     }
-    b == Category::Loss && matches!((best.plies(), reply.plies()), (Some(pb), Some(pr)) if pr < pb)
+    best.wdl() == Wdl::Loss
+        && matches!((best.plies(), reply.plies()), (Some(pb), Some(pr)) if pr < pb)
 }
 
 impl Tablebase {

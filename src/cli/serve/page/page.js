@@ -23,6 +23,7 @@ const page = {
   at: -1,            // the one shown
   picked: {},        // the parts of a move clicked on the board so far
   request: 0,        // the latest request: older answers are dropped
+  replyDue: false,   // a move was just played: the database answers it
 };
 
 async function api(path, params) {
@@ -39,6 +40,11 @@ async function api(path, params) {
 
 function setState(state) {
   document.body.dataset.state = state;
+}
+
+// An answer is on its way: the one shown may be about to change.
+function busy() {
+  return document.body.dataset.state === 'loading';
 }
 
 function showError(error) {
@@ -141,11 +147,10 @@ function hint(move) {
 // A click on a point: a man to move, the point to move or place on, then
 // a man to remove after a mill; the move is played once it is whole.
 function clickPoint(name) {
-  if (!page.answer || !page.answer.moves || waitingForDatabase()) return;
+  if (!page.answer || !page.answer.moves || busy() || waitingForDatabase()) return;
   const moves = page.answer.moves.map((m) => ({ answer: m, ...parseMove(m.move) }));
   const picked = page.picked;
-  const fits = (m) => (picked.from === undefined || m.from === picked.from) &&
-    (picked.to === undefined || m.to === picked.to);
+  const fits = (m) => m.from === (picked.from ?? null) && m.to === picked.to;
   if (picked.to !== undefined) {
     const chosen = moves.find((m) => fits(m) && m.remove === name);
     if (chosen) return play(chosen.answer);
@@ -230,7 +235,7 @@ function drawMoves() {
       item.textContent = m.move + distance(m);
       item.addEventListener('mouseenter', () => hint(m));
       item.addEventListener('mouseleave', () => hint(null));
-      item.addEventListener('click', () => { if (!waitingForDatabase()) play(m); });
+      item.addEventListener('click', () => { if (!busy() && !waitingForDatabase()) play(m); });
       item.addEventListener('keydown', (e) => { if (e.key === 'Enter') item.click(); });
       list.appendChild(item);
     }
@@ -239,18 +244,23 @@ function drawMoves() {
   }
 }
 
-async function drawStats(text) {
+async function drawStats(text, request) {
   const table = $('stats');
   table.innerHTML = '';
   try {
     const s = await api('/api/stats', { position: text });
+    if (request !== page.request) return;
     const dash = (v) => (v == null ? '-' : v);
     const rows = [['sector', s.sector], ['positions', s.positions], ['wins', s.wins],
       ['draws', s.draws], ['losses', s.losses], ['longest win', dash(s.longest_win)],
       ['longest loss', dash(s.longest_loss)]];
     table.innerHTML = rows.map(([k, v]) => `<tr><th>${k}</th><td>${v}</td></tr>`).join('');
   } catch (error) {
-    table.innerHTML = `<tr><td class="quiet">${error.message.replace(/</g, '&lt;')}</td></tr>`;
+    if (request !== page.request) return;
+    const cell = document.createElement('td');
+    cell.className = 'quiet';
+    cell.textContent = error.message;
+    table.appendChild(document.createElement('tr')).appendChild(cell);
   }
 }
 
@@ -296,10 +306,12 @@ async function show() {
   const url = `?${new URLSearchParams({ db: page.folder, position: textOf(answer) })}`;
   window.history.replaceState(null, '', url);
   $('permalink').href = url;
-  await drawStats(textOf(answer));
+  await drawStats(textOf(answer), request);
   if (request !== page.request) return;
   setState('ready');
-  if (waitingForDatabase() && answer.moves && answer.moves.length) {
+  const reply = page.replyDue;
+  page.replyDue = false;
+  if (reply && waitingForDatabase() && answer.moves && answer.moves.length) {
     setTimeout(() => { if (request === page.request) play(answer.moves[0]); }, 400);
   }
 }
@@ -311,6 +323,7 @@ function textOf(answer) {
 
 function play(move) {
   const answer = page.answer;
+  page.replyDue = true;
   let text = move.position;
   if (answer.counter != null) text += ` ${move.mill ? 0 : answer.counter + 1}`;
   page.history = page.history.slice(0, page.at + 1);
@@ -328,9 +341,11 @@ function goTo(text) {
 async function showLine() {
   const list = $('line');
   list.innerHTML = '';
+  const request = ++page.request;
   setState('loading');
   try {
     const answer = await api('/api/line', { position: page.history[page.at] });
+    if (request !== page.request) return;
     for (const m of answer.line || []) {
       const item = document.createElement('li');
       item.textContent = m;
@@ -339,6 +354,7 @@ async function showLine() {
     $('line-end').textContent = answer.line_end ? `ends: ${answer.line_end}` : answer.line_null_because || '';
     setState('ready');
   } catch (error) {
+    if (request !== page.request) return;
     showError(error);
     setState('error');
   }
@@ -371,8 +387,8 @@ async function main() {
     const text = $('position-input').value.trim();
     if (text) goTo(text);
   });
-  $('line-button').addEventListener('click', showLine);
-  $('play-as').addEventListener('change', () => show());
+  $('line-button').addEventListener('click', () => { if (!busy()) showLine(); });
+  $('play-as').addEventListener('change', () => { page.replyDue = true; show(); });
   await openFolder(chosen, params.get('position'));
 }
 
