@@ -56,7 +56,61 @@ fn compare_with_naive(tb: &Tablebase, sectors: &[Sector]) {
                     pos.notation(variant.board)
                 );
             }
+            // A sample: each move's replies and errors at a few counters.
+            if i % 41 == 0 && variant.outcome(&pos).is_none() {
+                for c in [0, n / 2, n - 1] {
+                    check_chances_under_rule(tb, &naive, &oracle, &pos, c);
+                }
+            }
         });
+    }
+}
+
+/// The replies and errors of each move of `pos` at `counter` against the
+/// naive (position, counter) oracle: a reply is an error when its win,
+/// draw or loss at its counter is below the best reply's.
+fn check_chances_under_rule(
+    tb: &Tablebase,
+    naive: &Naive,
+    oracle: &crate::naive::ClockSolution,
+    pos: &morris::Position,
+    counter: u8,
+) {
+    let n = tb.variant().n_move.unwrap() as usize;
+    let value = |s: &crate::naive::State, c: usize| {
+        if naive.count(s, 1) < 3 {
+            -1
+        } else {
+            oracle.get(s, c)
+        }
+    };
+    let state = naive.state(pos);
+    let mut wanted = std::collections::HashMap::new();
+    for (child, mill) in naive.children_with_mills(&state) {
+        let c1 = if mill { 0 } else { counter as usize + 1 };
+        let chances = if c1 >= n || naive.count(&child, 1) < 3 {
+            (0, 0)
+        } else {
+            let replies: Vec<i8> = naive
+                .children_with_mills(&child)
+                .into_iter()
+                .map(|(g, mill2)| -value(&g, if mill2 { 0 } else { c1 + 1 }))
+                .collect();
+            let best = replies.iter().copied().max().unwrap_or(0);
+            let errors = replies.iter().filter(|&&r| r < best).count();
+            (replies.len() as u16, errors as u16)
+        };
+        wanted.insert(child, chances);
+    }
+    let answer = tb.answer(pos, counter).unwrap();
+    for m in answer.moves.unwrap() {
+        assert_eq!(
+            Some(&(m.replies.unwrap(), m.errors.unwrap())),
+            wanted.get(&naive.state(&m.position)),
+            "{} at counter {counter} then {}",
+            pos.notation(tb.variant().board),
+            m.notation
+        );
     }
 }
 
