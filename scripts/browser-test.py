@@ -39,12 +39,14 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     work = tempfile.mkdtemp(prefix="morris-browser-")
     six, std = os.path.join(work, "six"), os.path.join(work, "std")
-    mora = os.path.join(work, "mora")
+    mora, rule = os.path.join(work, "mora"), os.path.join(work, "six-20")
     run("--variant", "six", "solve", "--all", "--db", six)
     run("solve", "--sectors", "3-3", "--db", std)
     run("--variant", "morabaraba", "solve", "--sectors", "3-3", "--db", mora)
+    run("--variant", "six", "--n-move", "20", "solve", "--all", "--db", rule)
     server = subprocess.Popen(
-        [MORRIS, "serve", "--db", six, "--db", std, "--db", mora, "--addr", "127.0.0.1:0"],
+        [MORRIS, "serve", "--db", six, "--db", std, "--db", mora, "--db", rule,
+         "--addr", "127.0.0.1:0"],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -184,6 +186,20 @@ def check_page(driver, base):
     assert lines == links and lines == standard_lines + 8, (lines, links, standard_lines)
     driver.save_screenshot(os.path.join(OUT, "morabaraba.png"))
     print(f"browser-test: Morabaraba's board has {lines} lines, its diagonals among them")
+
+    # Under the move-count rule: the counter shown, and it grows with a move.
+    driver.get(base + "/?db=six-20")
+    assert ready(driver) == start
+    assert "0 of 20 plies since the last mill" in driver.find_element(By.ID, "to-move").text
+    driver.find_element(By.CSS_SELECTOR, "#moves .move").click()
+    ready(driver)
+    assert "1 of 20 plies since the last mill" in driver.find_element(By.ID, "to-move").text
+    late = api(base, "/api/probe", db="six-20", position=start + " 20")
+    driver.get(base + "/?db=six-20&position=" + urllib.parse.quote(start + " 20"))
+    ready(driver)
+    words = driver.find_element(By.ID, "value").text
+    assert late["category"] == "draw" and "rule has drawn" in words, (late["category"], words)
+    print(f"browser-test: under the rule of 20 the counter is shown; at 20: {words}")
 
     # Against the database: White plays, the database answers as Black.
     driver.get(base + "/?db=six")
