@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 use anyhow::Result;
 
 use super::probe::{move_words, value_words};
-use morris::players::Random;
+use morris::players::{Player, Random};
 use morris::{Color, Move, Outcome, Position, Ranking, Stored, Tablebase, Variant};
 
 /// `--rank` of `play`.
@@ -51,10 +51,6 @@ struct Choice {
     position: Position,
     /// It closes a mill: the counter starts afresh.
     mill: bool,
-    /// Orders the moves, best first (equal keys: equally good).
-    key: (i32, i32, i32),
-    /// The opponent's replies and errors after it, under `Ranking::Chances`.
-    chances: (Option<u16>, Option<u16>),
     value: String,
 }
 
@@ -76,8 +72,6 @@ fn choices(
             play: m.play,
             position: m.position,
             mill: m.mill,
-            key: m.order_key(),
-            chances: (m.replies, m.errors),
             value: move_words(m.value.stored),
         })
         .collect();
@@ -93,17 +87,6 @@ fn choices(
         stored => value_words(stored),
     };
     Ok((moves, value))
-}
-
-/// Whether two moves leave the same share of errors (moves sort by it
-/// within a value; without counts, all are the same).
-fn same_share(a: &Choice, b: &Choice) -> bool {
-    let counts = |c: &Choice| match c.chances {
-        (Some(replies), Some(errors)) => (u32::from(errors), u32::from(replies).max(1)),
-        _ => (0, 1),
-    };
-    let ((ea, ra), (eb, rb)) = (counts(a), counts(b));
-    ea * rb == eb * ra
 }
 
 /// The position `play --from` names, with its counter under the folder's
@@ -178,24 +161,19 @@ pub fn play(
                 None => return Ok(()),
             }
         } else {
-            // As the `ranked` player of `match`: within the best value, a
-            // position met less often in this game first (under the
-            // chances ranking), then the ranking's order.
-            let times = |m: &Choice| match options.rank {
-                Ranking::Chances => seen.get(&m.position).copied().unwrap_or(0),
-                Ranking::Best => 0,
+            // The `ranked` (or `perfect`) player of `match`, one rule for both.
+            let player = match options.rank {
+                Ranking::Chances => Player::Ranked,
+                Ranking::Best => Player::Perfect,
             };
-            let top = moves[0].key;
-            let fewest = moves.iter().filter(|m| m.key == top).map(times).min();
-            let first = moves
+            let times = |p: &Position| seen.get(p).map_or(0, |&n| n.min(255) as u8);
+            let play =
+                player.choose(variant, Some(tablebase), &pos, counter, &times, &mut random)?;
+            let m = moves
                 .iter()
-                .find(|m| m.key == top && Some(times(m)) == fewest)
-                .unwrap_or(&moves[0]);
-            let best: Vec<&Choice> = moves
-                .iter()
-                .filter(|m| (m.key, times(m)) == (first.key, times(first)) && same_share(m, first))
-                .collect();
-            let m = best[random.below(best.len())].clone();
+                .find(|m| m.play == play)
+                .cloned()
+                .expect("the player chooses one of the legal moves");
             writeln!(
                 out,
                 "{} plays {}",
