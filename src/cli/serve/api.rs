@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use morris::db::{FolderValues, SectorStats, Storage, folder_storage, sector_files};
-use morris::{Answer, ErrorKind, SectorKey};
+use morris::{Answer, ErrorKind, Position, SectorKey, Tablebase};
 use serde::Deserialize;
 use serde_json::{Value as Json_, json};
 
@@ -246,17 +246,10 @@ async fn probe(
     State(state): State<Arc<ServerState>>,
     query: Result<Query<Asked>, QueryRejection>,
 ) -> Result<Json<Answer>, ApiError> {
-    let asked = asked(query)?;
-    let folder = state.folder(asked.db.as_deref())?;
-    let text = position_of(&asked)?;
-    let answer = state
-        .probe(move || {
-            let tablebase = &folder.tablebase;
-            let (pos, counter) = parse_position_at(tablebase.variant(), &text)?;
-            Ok(tablebase.answer(&pos, counter)?)
-        })
-        .await?;
-    Ok(Json(answer))
+    answered(&state, query, |tablebase, pos, counter| {
+        Ok(tablebase.answer(pos, counter)?)
+    })
+    .await
 }
 
 /// `GET /api/line?position=…`: the value and the line of perfect play, as
@@ -265,6 +258,21 @@ async fn line(
     State(state): State<Arc<ServerState>>,
     query: Result<Query<Asked>, QueryRejection>,
 ) -> Result<Json<Answer>, ApiError> {
+    answered(&state, query, |tablebase, pos, counter| {
+        let mut answer = tablebase.answer_value(pos, counter)?;
+        tablebase.add_line(&mut answer, LINE_LIMIT)?;
+        Ok(answer)
+    })
+    .await
+}
+
+/// The position a query asks about in the folder it names, answered by
+/// `answer` on the pool of probing threads.
+async fn answered(
+    state: &ServerState,
+    query: Result<Query<Asked>, QueryRejection>,
+    answer: fn(&Tablebase, &Position, u8) -> anyhow::Result<Answer>,
+) -> Result<Json<Answer>, ApiError> {
     let asked = asked(query)?;
     let folder = state.folder(asked.db.as_deref())?;
     let text = position_of(&asked)?;
@@ -272,9 +280,7 @@ async fn line(
         .probe(move || {
             let tablebase = &folder.tablebase;
             let (pos, counter) = parse_position_at(tablebase.variant(), &text)?;
-            let mut answer = tablebase.answer_value(&pos, counter)?;
-            tablebase.add_line(&mut answer, LINE_LIMIT)?;
-            Ok(answer)
+            answer(tablebase, &pos, counter)
         })
         .await?;
     Ok(Json(answer))
