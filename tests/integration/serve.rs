@@ -83,12 +83,18 @@ impl Drop for Server {
     }
 }
 
-/// One request on its own connection: the status and the body.
+/// `GET path` on its own connection: the status and the body.
 fn http_get(addr: &str, path: &str) -> (u16, String) {
+    http_request(addr, &format!("GET {path}"), "")
+}
+
+/// One request (`METHOD PATH`, extra header lines) on its own connection,
+/// sending no body: the status and the body of the response.
+fn http_request(addr: &str, request: &str, headers: &str) -> (u16, String) {
     let mut stream = TcpStream::connect(addr).unwrap();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        "{request} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut response = String::new();
@@ -335,27 +341,18 @@ fn every_kind_of_error_has_its_status() {
         );
         assert!(body["error"].as_str().is_some_and(|e| !e.is_empty()));
     }
-    // A request with a body is refused before it is read.
-    let mut stream = TcpStream::connect(&server.addr).unwrap();
-    write!(
-        stream,
-        "POST /api/probe HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    assert!(response.starts_with("HTTP/1.1 413"), "{response}");
-    // Another method is refused in JSON too.
-    let mut stream = TcpStream::connect(&server.addr).unwrap();
-    write!(
-        stream,
-        "DELETE /api/probe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    assert!(response.starts_with("HTTP/1.1 405"), "{response}");
-    assert!(response.contains("\"kind\":\"bad_input\""), "{response}");
+    // A request with a body is refused before it is read; another method
+    // is refused too, both in JSON.
+    let (status, body) = http_request(
+        &server.addr,
+        "POST /api/probe",
+        "Content-Length: 100000000\r\n",
+    );
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("\"kind\":\"bad_input\""), "{body}");
+    let (status, body) = http_request(&server.addr, "DELETE /api/probe", "");
+    assert_eq!(status, 405, "{body}");
+    assert!(body.contains("\"kind\":\"bad_input\""), "{body}");
     // A missing sector says what builds it.
     let (_, body) = server.get("/api/probe?db=std&position=start");
     let hint = body["hint"].as_str().unwrap();

@@ -304,21 +304,12 @@ fn stats_json(folder: &Served, s: &SectorStats) -> Json_ {
 impl Served {
     /// A sector's statistics, computed once (each reads a whole file).
     fn sector_stats(&self, sector: SectorKey) -> anyhow::Result<SectorStats> {
-        let cached = |s: &Served| {
-            s.stats
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(&sector)
-                .copied()
-        };
-        if let Some(stats) = cached(self) {
+        let known = || self.stats.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(&stats) = known().get(&sector) {
             return Ok(stats);
         }
         let stats = self.tablebase.sector_stats(sector)?;
-        self.stats
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(sector, stats);
+        known().insert(sector, stats);
         Ok(stats)
     }
 }
