@@ -138,6 +138,9 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
         ProbeError::WdlOnly { .. } => {
             "probe a folder packed in full (`morris pack` without --wdl) or the raw one".into()
         }
+        ProbeError::NoUltra { dir } => {
+            format!("write it with `morris ultra --db {}`", dir.display())
+        }
         _ => return None,
     })
 }

@@ -131,3 +131,36 @@ fn play(
     )?;
     Ok(())
 }
+
+/// `morris ultra`: Malom's ultra-strong ranking of a whole folder, written
+/// to its `ultra/`, with the sector scores printed.
+pub fn run_ultra(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("ultra-strong keys [{bar:30}] {pos}/{len} units, {eta} left")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let started = std::time::Instant::now();
+    let ultra = tablebase.write_ultra(&|done, units| {
+        bar.set_length(units as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    let ultra = ultra?;
+    writeln!(out, "sector\tscore\tmaterial\trank")?;
+    for s in ultra.scores() {
+        writeln!(
+            out,
+            "{}\t{:.4}\t{:.4}\t{}",
+            s.sector, s.score, s.material, s.rank
+        )?;
+    }
+    writeln!(
+        out,
+        "{} sectors in {} ranks; keys of every drawn position written to {} in {:.1}s",
+        ultra.scores().len(),
+        ultra.levels(),
+        tablebase.dir().join(morris::db::ULTRA_DIR).display(),
+        started.elapsed().as_secs_f64()
+    )?;
+    Ok(())
+}

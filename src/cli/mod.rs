@@ -157,6 +157,17 @@ pub enum Command {
         #[arg(long)]
         tsv: bool,
     },
+    /// Compute Malom's ultra-strong ranking of drawing moves for a whole
+    /// folder and store it in the folder's ultra/: every sector's score
+    /// (wins + draws/2 over its positions, averaged with the mirrored
+    /// sector's) ranked, then for every drawn position the best rank its
+    /// side can steer the draw into. `play --rank ultra` and the 'ultra'
+    /// player of `match` read it. Holds a unit's drawn positions and their
+    /// moves in memory: for small games (six, small sectors of the others).
+    Ultra {
+        #[command(flatten)]
+        db: DbArg,
+    },
     /// Check every sector file's and stored index file's checksums, then
     /// recompute every stored value from its children's stored values; exits
     /// non-zero on any mismatch.
@@ -255,15 +266,18 @@ pub enum Command {
         max_plies: usize,
         /// How the program orders moves of equal value: 'chances' prefers
         /// the move whose opponent's replies are most often errors (the
-        /// default; see the README), 'best' picks any at random.
+        /// default; see the README), 'best' picks any at random, 'ultra'
+        /// prefers among drawing moves Malom's ultra-strong key (written
+        /// by `morris ultra`).
         #[arg(long, value_enum, default_value = "chances")]
         rank: play::RankArg,
     },
     /// Play many games between two players and print the first player's
     /// wins, draws and losses with a 95% confidence interval of its score
     /// (a win 1, a draw 1/2). Players: 'perfect' (random among the best
-    /// moves) and 'ranked' (the best by the chances they leave, as `play`
-    /// and `probe` order them) read --db; 'noisy:P' (a random legal move
+    /// moves), 'ranked' (the best by the chances they leave, as `play`
+    /// and `probe` order them) and 'ultra' (Malom's ultra-strong ranking,
+    /// written by `morris ultra`) read --db; 'noisy:P' (a random legal move
     /// with probability P, else a perfect one) reads it too; 'search:D' (a
     /// D-ply alpha-beta search of men, mobility and open mills) reads
     /// none. Colours alternate; a threefold repetition, the folder's
@@ -506,13 +520,7 @@ pub fn run(cli: Cli) -> Result<()> {
         } => {
             let tablebase = open_answering(&dbs, explicit)?;
             let start = play::start(&tablebase, &from)?;
-            let options = play::PlayOptions {
-                seat: human,
-                rank: rank.ranking(),
-                show_values: values,
-                seed: seed.unwrap_or_else(play::time_seed),
-                max_plies,
-            };
+            let options = play::PlayOptions::new(human, rank, values, seed, max_plies);
             let stdin = std::io::stdin();
             play::play(out, &mut stdin.lock(), &tablebase, start, &options)
         }
@@ -521,6 +529,7 @@ pub fn run(cli: Cli) -> Result<()> {
             out: target,
             how,
         } => pack::pack(out, &open_whole(&db.db, explicit)?, &target, &how),
+        Command::Ultra { db } => matches::run_ultra(out, &open_whole(&db.db, explicit)?),
         Command::Stats { db, tsv } => check::stats(out, &open_whole(&db.db, explicit)?, tsv),
         Command::Verify {
             db,

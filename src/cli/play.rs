@@ -14,13 +14,25 @@ use morris::{Color, Move, Outcome, Position, Ranking, Stored, Tablebase, Variant
 pub enum RankArg {
     Chances,
     Best,
+    /// Malom's ultra-strong ranking, written by `morris ultra`.
+    Ultra,
 }
 
 impl RankArg {
+    /// The order of the moves shown.
     pub fn ranking(self) -> morris::Ranking {
         match self {
             RankArg::Chances => morris::Ranking::Chances,
-            RankArg::Best => morris::Ranking::Best,
+            RankArg::Best | RankArg::Ultra => morris::Ranking::Best,
+        }
+    }
+
+    /// The player of `match` that chooses the program's moves.
+    pub fn player(self) -> Player {
+        match self {
+            RankArg::Chances => Player::Ranked,
+            RankArg::Best => Player::Perfect,
+            RankArg::Ultra => Player::Ultra,
         }
     }
 }
@@ -36,12 +48,33 @@ pub enum Seat {
 
 pub struct PlayOptions {
     pub seat: Seat,
-    /// How the program orders moves of equal value (it picks at random
-    /// among moves equal in that order).
+    /// How the moves shown are ordered among equal values.
     pub rank: Ranking,
+    /// Who chooses the program's moves.
+    pub player: Player,
     pub show_values: bool,
     pub seed: u64,
     pub max_plies: usize,
+}
+
+impl PlayOptions {
+    /// From `play`'s arguments; no seed: one from the clock.
+    pub fn new(
+        seat: Seat,
+        rank: RankArg,
+        show_values: bool,
+        seed: Option<u64>,
+        max_plies: usize,
+    ) -> PlayOptions {
+        PlayOptions {
+            seat,
+            rank: rank.ranking(),
+            player: rank.player(),
+            show_values,
+            seed: seed.unwrap_or_else(time_seed),
+            max_plies,
+        }
+    }
 }
 
 /// A legal move as play offers it, with or without the move-count rule.
@@ -161,11 +194,8 @@ pub fn play(
                 None => return Ok(()),
             }
         } else {
-            // The `ranked` (or `perfect`) player of `match`, one rule for both.
-            let player = match options.rank {
-                Ranking::Chances => Player::Ranked,
-                Ranking::Best => Player::Perfect,
-            };
+            // A player of `match`, one rule for both.
+            let player = options.player;
             let times = |p: &Position| seen.get(p).map_or(0, |&n| n.min(255) as u8);
             let play =
                 player.choose(variant, Some(tablebase), &pos, counter, &times, &mut random)?;

@@ -238,6 +238,11 @@ pub enum ProbeError {
         dir.display()
     )]
     WdlOnly { dir: PathBuf },
+    #[error(
+        "{} has no ultra-strong ranking (its ultra/ folder is missing)",
+        dir.display()
+    )]
+    NoUltra { dir: PathBuf },
     #[error(transparent)]
     File(#[from] FileError),
 }
@@ -254,7 +259,8 @@ impl ProbeError {
             | ProbeError::NotADatabase { .. }
             | ProbeError::FolderKind { .. }
             | ProbeError::RuleMismatch { .. }
-            | ProbeError::WdlOnly { .. } => ErrorKind::MissingData,
+            | ProbeError::WdlOnly { .. }
+            | ProbeError::NoUltra { .. } => ErrorKind::MissingData,
             ProbeError::Manifest { .. } | ProbeError::Damaged { .. } => ErrorKind::DamagedData,
             ProbeError::File(e) => e.kind(),
         }

@@ -17,6 +17,7 @@ pub use answers::chances::{Ranking, chances_order, is_error, rank};
 pub use answers::stats::SectorStats;
 pub use answers::tablebase::Tablebase;
 pub use answers::thread_sectors::thread_slot;
+pub use answers::ultra_keys::{NOT_DRAWN, SectorScore, ULTRA_DIR, Ultra};
 pub use clock_value::ClockValue;
 pub use error::{
     ErrorKind, FileError, FileKind, JobSize, ProbeError, SOLVE_RATE_TWO_CORES, estimated_time,

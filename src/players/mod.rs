@@ -1,6 +1,7 @@
 //! Players that choose moves, and matches between them (`morris match`):
 //! perfect play from a folder (`perfect`, random among the best moves;
-//! `ranked`, the best by the chances they leave the opponent), and two
+//! `ranked`, the best by the chances they leave the opponent; `ultra`,
+//! Malom's ultra-strong ranking of drawing moves), and two
 //! fallible models of a person that read no folder (`noisy:P`, a random
 //! legal move with probability P and else a perfect one; `search:D`, a
 //! D-ply alpha-beta search over a simple evaluation).
@@ -26,6 +27,9 @@ pub enum Player {
     /// the share of the opponent's replies that are errors (random among
     /// moves equal in both).
     Ranked,
+    /// A random move among the best by value and, among drawing moves, by
+    /// Malom's ultra-strong key ([`crate::db::Ultra`], stored beside the folder).
+    Ultra,
     /// A random legal move with probability `p`, else a [`Player::Perfect`] move.
     Noisy(f64),
     /// An alpha-beta search of this many plies, no folder.
@@ -90,6 +94,18 @@ impl Player {
                     .collect();
                 Ok(equal[random.below(equal.len())].play)
             }
+            Player::Ultra => {
+                let tablebase = folder()?;
+                let moves = tablebase.ranked_moves(pos, counter, Ranking::Best)?;
+                if moves[0].value.wdl != crate::db::Wdl::Draw {
+                    return Ok(pick_equal(&moves, |m| m.order_key(), random));
+                }
+                let ultra = tablebase.ultra()?;
+                let key = |m: &MoveAnswer| (m.order_key(), ultra.move_key(variant, &m.position));
+                let best = moves.iter().map(key).max().unwrap_or_default();
+                let equal: Vec<&MoveAnswer> = moves.iter().filter(|m| key(m) == best).collect();
+                Ok(equal[random.below(equal.len())].play)
+            }
             Player::Noisy(p) => {
                 if random.unit() < p {
                     let moves = variant.moves(pos);
@@ -122,6 +138,7 @@ impl FromStr for Player {
         match text.split_once(':') {
             None if text == "perfect" => Ok(Player::Perfect),
             None if text == "ranked" => Ok(Player::Ranked),
+            None if text == "ultra" => Ok(Player::Ultra),
             Some(("noisy", p)) if number(p).is_some_and(|p| (0.0..=1.0).contains(&p)) => {
                 Ok(Player::Noisy(number(p).unwrap_or(0.0)))
             }
@@ -129,7 +146,7 @@ impl FromStr for Player {
                 Ok(Player::Search(d.parse().unwrap_or(1)))
             }
             _ => Err(format!(
-                "'{text}' is not a player: perfect, ranked, noisy:P (P from 0 to 1) or search:D (D from 1 to 8)"
+                "'{text}' is not a player: perfect, ranked, ultra, noisy:P (P from 0 to 1) or search:D (D from 1 to 8)"
             )),
         }
     }
@@ -140,6 +157,7 @@ impl fmt::Display for Player {
         match self {
             Player::Perfect => f.write_str("perfect"),
             Player::Ranked => f.write_str("ranked"),
+            Player::Ultra => f.write_str("ultra"),
             Player::Noisy(p) => write!(f, "noisy:{p}"),
             Player::Search(d) => write!(f, "search:{d}"),
         }

@@ -89,12 +89,15 @@ pub fn check_chances(
     with_errors
 }
 
-/// Six solved whole, once for the match tests.
-fn six_whole() -> &'static std::path::Path {
+/// Six solved whole with its ultra-strong ranking, once for the match and
+/// ranking tests.
+pub fn six_whole() -> &'static std::path::Path {
     static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| {
         crate::shared_folder("six-for-matches", |dir| {
-            solve_into(dir, six(), Selection::All)
+            solve_into(dir, six(), Selection::All);
+            let tb = Tablebase::open(dir, six()).unwrap();
+            tb.write_ultra(&|_, _| {}).unwrap();
         })
     })
 }
@@ -131,7 +134,7 @@ fn a_match_is_reproducible_for_a_seed() {
 /// it plays; the fallible players lose some.
 #[test]
 fn perfect_players_never_lose_from_the_start_of_six() {
-    for first in ["perfect", "ranked"] {
+    for first in ["perfect", "ranked", "ultra"] {
         for second in [
             "noisy:0.3",
             "noisy:1",
@@ -139,6 +142,7 @@ fn perfect_players_never_lose_from_the_start_of_six() {
             "search:2",
             "perfect",
             "ranked",
+            "ultra",
         ] {
             let r = match_between(first, second, 40, 3);
             assert_eq!(r.losses, 0, "{first} against {second}: {r:?}");
@@ -155,6 +159,7 @@ fn players_read_from_their_names() {
     for good in [
         "perfect",
         "ranked",
+        "ultra",
         "noisy:0",
         "noisy:0.25",
         "noisy:1",

@@ -17,6 +17,7 @@ mod probe;
 mod rules;
 mod serve;
 mod solver;
+mod ultra;
 mod verify;
 
 /// A folder of solved data that many tests read, built once for this build

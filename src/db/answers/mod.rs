@@ -2,7 +2,7 @@
 //! that maps sector files on demand, the per-thread cache of mapped sectors,
 //! a position's value with every move (with and without the move-count
 //! rule, from full or win/draw/loss-only folders), lines of perfect play,
-//! and per-sector statistics.
+//! per-sector statistics, and Malom's ultra-strong ranking of drawing moves.
 
 pub(crate) mod answer;
 pub(crate) mod chances;
@@ -10,3 +10,5 @@ pub(crate) mod probe;
 pub(crate) mod stats;
 pub(crate) mod tablebase;
 pub(crate) mod thread_sectors;
+pub(crate) mod ultra;
+pub(crate) mod ultra_keys;

@@ -49,6 +49,8 @@ pub struct Tablebase {
     /// and reference counts, which the threads would pass between their
     /// caches at every probe.
     by_thread: Box<[ThreadSectors<Mapped>]>,
+    /// The ultra-strong ranking stored beside the folder, read once.
+    pub(super) ultra: OnceLock<super::ultra_keys::Ultra>,
 }
 
 /// What a [`Tablebase`] calls with a damaged stored index it works around.
@@ -138,6 +140,7 @@ impl Tablebase {
             by_thread: (0..THREAD_SECTORS)
                 .map(|_| ThreadSectors::default())
                 .collect(),
+            ultra: OnceLock::new(),
         })
     }
 
