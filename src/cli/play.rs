@@ -143,6 +143,7 @@ pub fn play(
     options: &PlayOptions,
 ) -> Result<()> {
     let variant = tablebase.variant();
+    options.player.ready(Some(tablebase))?;
     let mut random = Random::new(options.seed);
     let mut pos = start;
     let mut seen = std::collections::HashMap::<Position, u32>::new();

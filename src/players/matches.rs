@@ -61,6 +61,9 @@ pub fn play_match(
     options: &MatchOptions,
     done: &(dyn Fn() + Sync),
 ) -> Result<MatchResult, ProbeError> {
+    for player in players {
+        player.ready(tablebase)?;
+    }
     let results: Vec<GameResult> = (0..options.games)
         .into_par_iter()
         .map(|game| {

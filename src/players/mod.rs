@@ -42,6 +42,18 @@ impl Player {
         !matches!(self, Player::Search(_))
     }
 
+    /// Checks up front what it reads: the ranking of an `ultra` player,
+    /// which a game may need only late (or, from a won sector, never).
+    ///
+    /// # Errors
+    /// [`ProbeError::NoUltra`] or a damaged ranking.
+    pub fn ready(self, tablebase: Option<&Tablebase>) -> Result<(), ProbeError> {
+        match (self, tablebase) {
+            (Player::Ultra, Some(tablebase)) => tablebase.ultra().map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+
     /// Its move at `pos` (a position of play with a move), with the
     /// counter of plies since the last mill under the rule.
     ///

@@ -224,3 +224,69 @@ fn damaged_rankings_are_refused() {
     std::fs::write(&file, &good).unwrap();
     assert!(Ultra::open(dir.path(), six()).is_ok());
 }
+
+/// Through the binary: an `ultra` player without the ranking is refused
+/// with the command that writes it; `morris ultra` writes it; then it plays.
+#[test]
+fn ultra_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::solver::solve_into(dir.path(), six(), morris::solve::Selection::MaxMen(7));
+    let morris = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("morris")
+            .unwrap()
+            .args(args)
+            .arg("--db")
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    let game = [
+        "match",
+        "ultra",
+        "noisy:0.5",
+        "--from",
+        "4-3",
+        "--games",
+        "6",
+    ];
+    let refused = morris(&game);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("no ultra-strong ranking") && stderr.contains("morris ultra --db"),
+        "{stderr}"
+    );
+    let written = morris(&["ultra"]);
+    let stdout = String::from_utf8_lossy(&written.stdout);
+    assert!(
+        written.status.success(),
+        "{}",
+        String::from_utf8_lossy(&written.stderr)
+    );
+    assert!(
+        stdout.contains("4-3\t") && stdout.contains("ranks"),
+        "{stdout}"
+    );
+    let play = [
+        "play",
+        "--human",
+        "none",
+        "--rank",
+        "ultra",
+        "--from",
+        "W.W/.W./B..W/.../B.B w 0 0",
+    ];
+    let played = morris(&play);
+    assert!(
+        played.status.success(),
+        "{}",
+        String::from_utf8_lossy(&played.stderr)
+    );
+    let played = morris(&game);
+    assert!(
+        played.status.success(),
+        "{}",
+        String::from_utf8_lossy(&played.stderr)
+    );
+    assert!(String::from_utf8_lossy(&played.stdout).contains("6 games"));
+}
