@@ -8,7 +8,8 @@ use anyhow::{Context, Result};
 use super::{error_chain, note};
 use morris::db::{SectorStats, estimated_time, folder_storage, sector_files};
 use morris::index::{SectorGraph, SectorKey};
-use morris::verify::{Check, verify_sector};
+use morris::verify::decoded::Decoded;
+use morris::verify::{Check, Checked, verify_sector};
 use morris::{ErrorKind, ProbeError, Tablebase};
 
 /// The record of `verify --resume`: one line per sector that passed a full
@@ -266,7 +267,7 @@ fn warn_of_searches(tablebase: &Tablebase, sectors: &[SectorKey]) {
     let searched: u64 = sectors
         .iter()
         .filter_map(|s| tablebase.sector(*s).ok())
-        .filter(|f| f.header.encoding().losses_only())
+        .filter(|f| f.header.encoding().losses_only() && f.header.encoding().wdl_only())
         .map(|f| f.header.positions())
         .sum();
     if searched == 0 {
@@ -274,9 +275,28 @@ fn warn_of_searches(tablebase: &Tablebase, sectors: &[SectorKey]) {
     }
     let time = estimated_time(searched as f64 / SEARCHED_CHECK_RATE_TWO_CORES);
     note(&format!(
-        "note: {searched} positions are packed as losses only: each win or draw is checked by a search over its children, about {:.1} M positions/s on two cores, so this check takes {time}; `--sample 100000` checks that many positions per sector in a fraction of it",
+        "note: {searched} positions are packed as loss bits: each win or draw is checked by a search over its children, about {:.1} M positions/s on two cores, so this check takes {time}; `--sample 100000` checks that many positions per sector in a fraction of it",
         SEARCHED_CHECK_RATE_TWO_CORES / 1e6
     ));
+}
+
+/// [`verify_sector`], or for every position of a losses file with plies
+/// the check of its decoded values (the scratch folder made at the first).
+fn check_one<'a>(
+    tablebase: &'a Tablebase,
+    decoded: &mut Option<Decoded<'a>>,
+    sector: SectorKey,
+    how: Check,
+) -> Result<Checked, ProbeError> {
+    if how != Check::All || !Decoded::applies(tablebase, sector)? {
+        return verify_sector(tablebase, sector, how, 5);
+    }
+    tablebase.verify_index(sector)?;
+    let decoded = match decoded {
+        Some(d) => d,
+        None => decoded.insert(Decoded::new(tablebase)?),
+    };
+    decoded.check(sector, 5)
 }
 
 /// Verifies the sectors `only` names, or every sector file of the folder,
@@ -309,6 +329,7 @@ pub fn verify(
         dir: tablebase.dir().to_path_buf(),
         ..Unreadable::default()
     };
+    let mut decoded = None;
     for &sector in &sectors {
         let file = match tablebase.sector(sector) {
             Ok(file) => file,
@@ -324,7 +345,7 @@ pub fn verify(
             continue;
         }
         let sector_started = Instant::now();
-        let checked = match verify_sector(tablebase, sector, how, 5) {
+        let checked = match check_one(tablebase, &mut decoded, sector, how) {
             Ok(checked) => checked,
             Err(e) => {
                 unreadable.record(out, sector, e)?;
@@ -332,7 +353,10 @@ pub fn verify(
             }
         };
         let size = file.header.positions();
-        if packed {
+        if let Some(decoded) = &mut decoded {
+            let at = sectors.iter().position(|&s| s == sector).unwrap_or(0);
+            decoded.keep_only_for(&sectors[at + 1..]);
+        } else if packed {
             // Its blocks were kept decoded: memory for the next sector.
             tablebase.forget_all();
         }

@@ -28,6 +28,7 @@ pub use files::folder::{MANIFEST, Storage, folder_storage, folder_variant, secto
 pub use files::header::Header;
 pub use files::index_file::{StoredIndex, index_file_name, is_current_index, write_stored_index};
 pub use files::pack_write::{same_values, write_packed, write_packed_in_blocks};
+pub(crate) use files::packed::NOT_LOST;
 pub use files::packed::{PACKED_BLOCK_BYTES_BITS, SMALLEST_BLOCK_BYTES_BITS, Wins};
 pub use files::predictor;
 pub(crate) use files::sector_file::write_sector;

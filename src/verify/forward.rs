@@ -17,7 +17,11 @@
 //! position: that took a third off a placement sector's check (5+1-6+0:
 //! 17.7 s to 11.5 s) and a quarter off 6-6's.
 
+mod decode;
+
 use std::sync::Arc;
+
+pub use decode::DecodedSector;
 
 use rayon::prelude::*;
 

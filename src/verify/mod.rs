@@ -14,8 +14,11 @@
 //! packing; `pack` compares every packed value with the raw file's.
 //!
 //! A folder packed as losses (see `db/packed.rs`) holds no wins or draws:
-//! each value is found by the probe's one-ply search, and checked against
-//! its children's values found the same way ([`oracle::check_losses`]).
+//! each value is found by the probe's one-ply search. With plies, every
+//! sector is decoded once that way into a scratch raw folder and checked by
+//! the fast check ([`decoded`]); a sample, or loss bits without plies, are
+//! checked against children's values found the same way
+//! ([`oracle::check_losses`]).
 //!
 //! [`forward`] is the fast check (positions grouped so that their children
 //! lie together in their files); [`oracle`] the simple one it is tested
@@ -23,6 +26,7 @@
 
 mod blocks;
 pub mod clock;
+pub mod decoded;
 pub mod forward;
 mod move_rank;
 pub mod oracle;

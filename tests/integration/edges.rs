@@ -215,21 +215,27 @@ fn play_and_solve_refuse_before_they_start() {
     assert!(!Path::new(&fresh).exists(), "a refused solve left {fresh}");
 }
 
-/// A full check of files that keep the losses only says up front how long
-/// it takes, and what is faster.
+/// A full check of files that keep loss bits only says up front how long
+/// it takes, and what is faster; the default packing needs no such word.
 #[test]
 fn verify_of_a_searched_folder_says_how_long_it_takes() {
     let (dir, db) = small_folder();
     let packed = dir.path().join("packed").to_str().unwrap().to_string();
-    ok(&["pack", "--db", &db, "--out", &packed]);
+    ok(&["pack", "--db", &db, "--wdl", "--out", &packed]);
     let (code, _, err) = run(&["verify", "--db", &packed, "--sectors", "3-3"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("losses only") && err.contains("--sample"),
+        err.contains("loss bits") && err.contains("--sample"),
         "{err}"
     );
+    // The default packing is decoded once per sector: no such wait.
+    let losses = dir.path().join("losses").to_str().unwrap().to_string();
+    ok(&["pack", "--db", &db, "--out", &losses]);
+    let (code, _, err) = run(&["verify", "--db", &losses]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("loss bits"), "{err}");
     let (_, _, err) = run(&["verify", "--db", &db, "--sectors", "3-3"]);
-    assert!(!err.contains("losses only"), "{err}");
+    assert!(!err.contains("loss bits"), "{err}");
 }
 
 /// A bench too large is refused with its size; a bench stopped by SIGTERM

@@ -7,6 +7,7 @@ use std::path::Path;
 use morris::db::internals::write_sector;
 use morris::db::{SectorFile, Value, sector_files};
 use morris::index::SectorKey;
+use morris::verify::decoded::Decoded;
 use morris::verify::{Check, Checked, verify_sector};
 use morris::{Selection, Tablebase, Variant};
 
@@ -182,9 +183,11 @@ fn movement_counts_agree_with_the_published_ones() {
 /// Packed as losses (`pack`'s default) from a file with planted wrong
 /// losses, checksums recomputed: a loss made a draw, a draw made a loss and
 /// a loss made two plies longer. `verify` of the packed folder finds each.
-/// (Of win/draw/loss bits it need not: without plies a loss made a draw can
-/// turn its won children into draws that hold each other up, consistent
-/// though false, as the README says.)
+/// Both ways: the search per position, and the sector decoded once then
+/// checked as raw (what `verify` of a whole packed folder does), whose
+/// scratch folder goes when done. (Of win/draw/loss bits it need not:
+/// without plies a loss made a draw can turn its won children into draws
+/// that hold each other up, consistent though false, as the README says.)
 #[test]
 fn planted_losses_are_caught_in_a_packed_folder() {
     let variant = Variant::by_name("six").unwrap();
@@ -214,10 +217,24 @@ fn planted_losses_are_caught_in_a_packed_folder() {
     let checked = verify_sector(&tb, sector, Check::All, 100_000).unwrap();
     let planted = [loss_made_draw, draw_made_loss, loss_made_longer].concat();
     assert_eq!(planted.len(), 3);
+    let mut decoded = Decoded::new(&tb).unwrap();
+    let by_decoding = decoded.check(sector, 100_000).unwrap();
+    // Another sector of the folder, untouched, is found whole.
+    let clean = decoded.check(SectorKey::movement(4, 3), 10).unwrap();
+    assert!(
+        clean.positions > 0 && clean.total_mismatches == 0,
+        "{clean:?}"
+    );
+    drop(decoded);
+    assert!(!packed.join(morris::verify::decoded::SCRATCH).exists());
     for i in planted {
         assert!(
             indices(&checked).contains(&i),
             "planted value at {i} not caught"
+        );
+        assert!(
+            indices(&by_decoding).contains(&i),
+            "planted value at {i} not caught once decoded"
         );
     }
 }

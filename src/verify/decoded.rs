@@ -1,0 +1,127 @@
+//! The fast check of a folder packed as losses (the default packing, whose
+//! wins and draws a probe finds by a one-ply search): each sector is decoded
+//! once, by that search, into a raw sector file of a scratch folder inside
+//! the packed one (`.verify-decoded/`), and the raw files get the forward
+//! check ([`super::forward`]). A sector stays decoded while a sector still to
+//! check reads it, so each is searched about once instead of once per parent
+//! position (what the simple check does, two plies deep).
+//!
+//! What is proven is the values a probe of the packed folder gives: they are
+//! the decoded bytes, and the forward check proves them as it proves a
+//! solve's. The scratch folder takes up to the raw files' size on disk (one
+//! byte per position) and is removed at the end.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use super::Checked;
+use super::forward::Forward;
+use crate::db::{Encoding, FileError, Header, ProbeError, Tablebase, write_sector};
+use crate::index::SectorKey;
+
+/// The scratch folder's name inside the packed folder.
+pub const SCRATCH: &str = ".verify-decoded";
+
+/// A packed folder's sectors decoded into a scratch raw folder, as checks
+/// need them.
+pub struct Decoded<'a> {
+    packed: &'a Tablebase,
+    scratch: Tablebase,
+    dir: PathBuf,
+    decoded: HashSet<SectorKey>,
+}
+
+impl<'a> Decoded<'a> {
+    /// Whether `sector` of `packed` is checked this way: a losses file with
+    /// plies (a win/draw/loss-only one has no raw form).
+    ///
+    /// # Errors
+    /// A missing or damaged file.
+    pub fn applies(packed: &Tablebase, sector: SectorKey) -> Result<bool, ProbeError> {
+        Ok(packed.sector(sector)?.header.encoding == Encoding::PackedLosses)
+    }
+
+    /// A fresh scratch folder inside `packed`'s (one left by an interrupted
+    /// check is removed first).
+    ///
+    /// # Errors
+    /// The scratch folder cannot be made.
+    pub fn new(packed: &'a Tablebase) -> Result<Decoded<'a>, ProbeError> {
+        let dir = packed.dir().join(SCRATCH);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(FileError::write(&dir))?;
+        }
+        let scratch = Tablebase::create(&dir, packed.variant())?;
+        Ok(Decoded {
+            packed,
+            scratch,
+            dir,
+            decoded: HashSet::new(),
+        })
+    }
+
+    /// Checks `sector`: its packed file's checksums, then the forward check
+    /// of its decoded values against its successors' decoded values.
+    ///
+    /// # Errors
+    /// A missing or damaged file, or one that cannot be written.
+    pub fn check(&mut self, sector: SectorKey, limit: usize) -> Result<Checked, ProbeError> {
+        let variant = self.packed.variant();
+        self.packed.verify_checksum(sector)?;
+        self.decode(sector)?;
+        for s in sector.successors(variant) {
+            if s.is_valid(variant) && self.packed.has_sector(s) {
+                self.packed.verify_checksum(s)?;
+                self.decode(s)?;
+            }
+        }
+        Forward::new(&self.scratch, sector)?.check_all(limit)
+    }
+
+    /// Removes the decoded sectors that none of `still_to_check` reads.
+    pub fn keep_only_for(&mut self, still_to_check: &[SectorKey]) {
+        let variant = self.packed.variant();
+        let needed: HashSet<SectorKey> = still_to_check
+            .iter()
+            .flat_map(|&s| std::iter::once(s).chain(s.successors(variant)))
+            .collect();
+        let gone: Vec<SectorKey> = self
+            .decoded
+            .iter()
+            .copied()
+            .filter(|s| !needed.contains(s))
+            .collect();
+        for s in gone {
+            self.scratch.forget(s);
+            let _ = std::fs::remove_file(self.scratch.path(s));
+            self.decoded.remove(&s);
+        }
+        // The packed files' decoded blocks: memory for the next sector.
+        self.packed.forget_all();
+    }
+
+    /// Writes `sector`'s values, each found by the packed folder's probe,
+    /// as a raw sector file of the scratch folder (once).
+    fn decode(&mut self, sector: SectorKey) -> Result<(), ProbeError> {
+        if self.decoded.contains(&sector) {
+            return Ok(());
+        }
+        let variant = self.packed.variant();
+        let decoded = Forward::new(self.packed, sector)?.decode_losses()?;
+        let positions = decoded.bytes.len() as u64;
+        write_sector(
+            &self.dir,
+            Header::new(variant, sector, positions),
+            |sink| sink(&decoded.bytes),
+            &decoded.overflow,
+        )?;
+        self.decoded.insert(sector);
+        Ok(())
+    }
+}
+
+impl Drop for Decoded<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
