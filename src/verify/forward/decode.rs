@@ -23,7 +23,7 @@ impl Forward<'_> {
     /// loss; any other wins one ply after its fastest lost child, or is
     /// drawn. Returns one raw value byte per position and the overflow of
     /// distances too long for a byte, for a raw sector file
-    /// ([`super::decoded`] checks them).
+    /// ([`crate::verify::decoded`] checks them).
     ///
     /// # Errors
     /// A damaged file, or loss marks without plies.
