@@ -313,6 +313,11 @@ pub fn verify(
     } else {
         only.to_vec()
     };
+    if tablebase.is_wdl_only() {
+        note(
+            "note: this folder holds win, draw or loss without plies: its check shows every value consistent with its children's, not proven (without distances a ring of positions marked won and lost could hold itself up); the proof is the full folder's `verify` before packing, then `pack`'s comparison",
+        );
+    }
     let started = Instant::now();
     let (mut bad, mut positions, mut skipped) = (0u64, 0u64, 0usize);
     let record = tablebase.dir().join(VERIFIED);

@@ -228,12 +228,19 @@ fn verify_of_a_searched_folder_says_how_long_it_takes() {
         err.contains("loss bits") && err.contains("--sample"),
         "{err}"
     );
+    assert!(
+        err.contains("consistent") && err.contains("not proven"),
+        "{err}"
+    );
     // The default packing is decoded once per sector: no such wait.
     let losses = dir.path().join("losses").to_str().unwrap().to_string();
     ok(&["pack", "--db", &db, "--out", &losses]);
     let (code, _, err) = run(&["verify", "--db", &losses]);
     assert_eq!(code, 0, "{err}");
-    assert!(!err.contains("loss bits"), "{err}");
+    assert!(
+        !err.contains("loss bits") && !err.contains("not proven"),
+        "{err}"
+    );
     let (_, _, err) = run(&["verify", "--db", &db, "--sectors", "3-3"]);
     assert!(!err.contains("loss bits"), "{err}");
 }
