@@ -1,7 +1,7 @@
 //! The fast check of a folder packed as losses (the default packing, whose
 //! wins and draws a probe finds by a one-ply search): each sector is decoded
-//! once, by that search, into a raw sector file of a scratch folder inside
-//! the packed one (`.verify-decoded/`), and the raw files get the forward
+//! once, by that search, into a raw sector file of a scratch folder (in the
+//! system's temporary folder, `morris-verify-PID`), and the raw files get the forward
 //! check ([`super::forward`]). A sector stays decoded while a sector still to
 //! check reads it, so each is searched about once instead of once per parent
 //! position (what the simple check does, two plies deep).
@@ -18,9 +18,6 @@ use super::Checked;
 use super::forward::Forward;
 use crate::db::{Encoding, FileError, Header, ProbeError, Tablebase, write_sector};
 use crate::index::SectorKey;
-
-/// The scratch folder's name inside the packed folder.
-pub const SCRATCH: &str = ".verify-decoded";
 
 /// A packed folder's sectors decoded into a scratch raw folder, as checks
 /// need them.
@@ -41,13 +38,14 @@ impl<'a> Decoded<'a> {
         Ok(packed.sector(sector)?.header.encoding == Encoding::PackedLosses)
     }
 
-    /// A fresh scratch folder inside `packed`'s (one left by an interrupted
-    /// check is removed first).
+    /// A fresh scratch folder of this process in the system's temporary
+    /// folder (`TMPDIR`): the packed folder may be read-only, and two checks
+    /// of it may run at once.
     ///
     /// # Errors
     /// The scratch folder cannot be made.
     pub fn new(packed: &'a Tablebase) -> Result<Decoded<'a>, ProbeError> {
-        let dir = packed.dir().join(SCRATCH);
+        let dir = std::env::temp_dir().join(format!("morris-verify-{}", std::process::id()));
         if dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(FileError::write(&dir))?;
         }
@@ -58,6 +56,11 @@ impl<'a> Decoded<'a> {
             dir,
             decoded: HashSet::new(),
         })
+    }
+
+    /// The scratch folder (removed when this is dropped).
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
     }
 
     /// Checks `sector`: its packed file's checksums, then the forward check

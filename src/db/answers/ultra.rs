@@ -58,7 +58,22 @@ fn sector_scores(
                 .map_or(own, |mirrored| (own + 1.0 - mirrored) / 2.0)
         })
         .collect();
-    let (_, rank) = ranks(&materials);
+    let (levels, mut rank) = ranks(&materials);
+    // A sector and its mirror rank exactly opposite, whatever the rounding
+    // of their two materials: a game that never leaves their unit is worth
+    // the same to both sides.
+    let slot: HashMap<SectorKey, usize> = stats
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.sector, i))
+        .collect();
+    for (i, s) in stats.iter().enumerate() {
+        if let Some(&m) = slot.get(&s.sector.mirror())
+            && s.sector < s.sector.mirror()
+        {
+            rank[m] = levels - 1 - rank[i];
+        }
+    }
     Ok(stats
         .iter()
         .zip(materials.iter().zip(rank))
@@ -251,7 +266,8 @@ fn solve_keys(choices: &[Choices], stay_of: impl Fn(u32) -> u16, levels: u16) ->
     // As the first sees it: copy 0 is the first to move, copy 1 the second.
     let seen = |copy: usize, v: u16| if copy == 0 { v } else { flip(v) };
     // Who reaches each node: predecessors of the inside moves.
-    let mut starts = vec![0u32; choices.len() + 1];
+    // Offsets in `usize`: a unit's moves may outnumber its positions past u32.
+    let mut starts = vec![0usize; choices.len() + 1];
     for c in choices {
         for &to in &c.inside {
             starts[to as usize + 1] += 1;
@@ -261,10 +277,10 @@ fn solve_keys(choices: &[Choices], stay_of: impl Fn(u32) -> u16, levels: u16) ->
         starts[n + 1] += starts[n];
     }
     let mut fill = starts.clone();
-    let mut from = vec![0u32; starts[choices.len()] as usize];
+    let mut from = vec![0u32; starts[choices.len()]];
     for (n, c) in choices.iter().enumerate() {
         for &to in &c.inside {
-            from[fill[to as usize] as usize] = n as u32;
+            from[fill[to as usize]] = n as u32;
             fill[to as usize] += 1;
         }
     }
@@ -312,7 +328,7 @@ fn solve_keys(choices: &[Choices], stay_of: impl Fn(u32) -> u16, levels: u16) ->
         }
         while let Some(node) = queue.pop() {
             let (n, copy) = (node / 2, node % 2);
-            for &p in &from[starts[n] as usize..starts[n + 1] as usize] {
+            for &p in &from[starts[n]..starts[n + 1]] {
                 let pred = 2 * p as usize + (1 - copy);
                 if attracted[pred] || waiting[pred] == u32::MAX {
                     continue;

@@ -99,8 +99,7 @@ impl Forward<'_> {
         let no_plies = || ProbeError::WdlOnly {
             dir: self.tablebase.dir().to_path_buf(),
         };
-        // Whether a stored position is lost, and in how many plies (the
-        // position only serves a predicted file, which has no plies).
+        // Whether a stored position is lost, and in how many plies.
         let mark = |entry: usize, index: u64| -> Result<Option<u16>, ProbeError> {
             // `marks[0]` is the sector's own, `marks[1 + i]` its child i's.
             let whole = &marks[if entry == CHECKED_SECTOR {
@@ -114,6 +113,11 @@ impl Forward<'_> {
                 _ => {} // an escaped or bad byte, or another encoding: the file says
             }
             let (file, key) = self.file_of(entry);
+            // A file without plies (a predicted one would need the child's
+            // position, which the walk does not build) cannot be decoded.
+            if file.header.encoding.wdl_only() {
+                return Err(no_plies());
+            }
             match file.loss_mark(index, pos, self.variant) {
                 Ok(LossMark::Lost(Some(n))) => Ok(Some(n)),
                 Ok(LossMark::Lost(None)) => Err(no_plies()),
