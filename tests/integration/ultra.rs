@@ -21,20 +21,10 @@ fn ranked_six() -> Tablebase {
     Tablebase::open(crate::chances::six_whole(), six()).unwrap()
 }
 
-/// Every sector of six with 3 or 4 men a side in all, on the board or in
-/// hand: a set closed under moves, solved by the naive solver.
+/// Every sector of six's game with 3 or 4 men a side in all, on the board
+/// or in hand: a set closed under moves, solved by the naive solver.
 fn naive_small_sectors(naive: &Naive) -> Solution {
-    let mut sectors = Vec::new();
-    for us in 3..=4usize {
-        for them in 3..=4usize {
-            for a in 0..=us {
-                for b in 0..=them {
-                    sectors.push((a, (us - a) as u8, b, (them - b) as u8));
-                }
-            }
-        }
-    }
-    solve_sectors(naive, &sectors)
+    solve_sectors(naive, &crate::solver::sectors_with_men_in_all(six(), 4))
 }
 
 fn sector_of(s: &State) -> SectorKey {
