@@ -63,18 +63,17 @@ impl<'a> Decoded<'a> {
         &self.dir
     }
 
-    /// Checks `sector`: its packed file's checksums, then the forward check
-    /// of its decoded values against its successors' decoded values.
+    /// Checks `sector`: the forward check of its decoded values against its
+    /// successors' decoded values (each packed file's checksums are checked
+    /// when it is decoded, by [`Forward::new`]).
     ///
     /// # Errors
     /// A missing or damaged file, or one that cannot be written.
     pub fn check(&mut self, sector: SectorKey, limit: usize) -> Result<Checked, ProbeError> {
         let variant = self.packed.variant();
-        self.packed.verify_checksum(sector)?;
         self.decode(sector)?;
         for s in sector.successors(variant) {
             if s.is_valid(variant) && self.packed.has_sector(s) {
-                self.packed.verify_checksum(s)?;
                 self.decode(s)?;
             }
         }

@@ -21,7 +21,7 @@
 //! it is meant for small games (six, or the standard game's small
 //! sectors), not for a whole standard game.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 
@@ -284,18 +284,15 @@ fn solve_keys(choices: &[Choices], stay_of: impl Fn(u32) -> u16, levels: u16) ->
             fill[to as usize] += 1;
         }
     }
-    let mut thresholds: Vec<u16> =
-        HashSet::<u16>::from_iter(choices.iter().enumerate().flat_map(|(n, c)| {
-            let stay = stay_of(n as u32);
-            c.exits
-                .iter()
-                .chain([&stay])
-                .flat_map(|&v| [v, flip(v)])
-                .collect::<Vec<_>>()
-        }))
-        .into_iter()
-        .collect();
-    thresholds.sort_unstable();
+    // Every value a node can end with, seen from either copy, rising.
+    let mut present = vec![false; usize::from(levels)];
+    for (n, c) in choices.iter().enumerate() {
+        for &v in c.exits.iter().chain([&stay_of(n as u32)]) {
+            present[usize::from(v)] = true;
+            present[usize::from(flip(v))] = true;
+        }
+    }
+    let thresholds: Vec<u16> = (0..levels).filter(|&v| present[usize::from(v)]).collect();
     let mut values = vec![thresholds.first().copied().unwrap_or(0); copies];
     let mut waiting = vec![0u32; copies];
     let mut queue = Vec::new();
