@@ -261,9 +261,8 @@ impl SectorGraph {
         st.units
     }
 
-    /// The sectors that `targets` need, themselves included, in solve order
-    /// as units.
-    pub fn units_for(&self, targets: &[SectorKey]) -> Vec<Vec<SectorKey>> {
+    /// The sectors that `targets` need, themselves included.
+    pub fn needed_by(&self, targets: &[SectorKey]) -> BTreeSet<SectorKey> {
         let mut needed = BTreeSet::new();
         let mut todo: Vec<SectorKey> = targets.to_vec();
         while let Some(s) = todo.pop() {
@@ -271,6 +270,13 @@ impl SectorGraph {
                 todo.extend_from_slice(self.successors(s));
             }
         }
+        needed
+    }
+
+    /// The sectors that `targets` need, themselves included, in solve order
+    /// as units.
+    pub fn units_for(&self, targets: &[SectorKey]) -> Vec<Vec<SectorKey>> {
+        let needed = self.needed_by(targets);
         self.units()
             .into_iter()
             .filter(|unit| unit.iter().any(|s| needed.contains(s)))

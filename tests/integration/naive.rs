@@ -239,14 +239,44 @@ impl Solution {
 /// parents of positions settled in round k - 1 (no other can change).
 /// Children outside the set must be terminal (a side below three men).
 pub fn solve_sectors(naive: &Naive, sectors: &[Sector]) -> Solution {
-    let states = states_of(naive, sectors);
-    let position: Positions = states
+    solve_sectors_with_boundary(naive, sectors, None)
+}
+
+/// A position's value given from outside the solved set.
+pub type Boundary<'a> = &'a (dyn Fn(&State) -> NaiveValue + Sync);
+
+/// As [`solve_sectors`], with the values of children outside the set given
+/// by `boundary` (without one, such children must be terminal). They join
+/// the set with their values fixed, each settled in the round of its plies.
+pub fn solve_sectors_with_boundary(
+    naive: &Naive,
+    sectors: &[Sector],
+    boundary: Option<Boundary>,
+) -> Solution {
+    let mut states = states_of(naive, sectors);
+    let mut position: Positions = states
         .iter()
         .enumerate()
         .map(|(i, s)| (key(s), i as u32))
         .collect();
+    let inside = states.len();
+    let mut fixed: Vec<NaiveValue> = Vec::new();
+    if let Some(boundary) = boundary {
+        let outside: Vec<State> = states
+            .par_iter()
+            .flat_map_iter(|s| naive.children(s))
+            .filter(|c| naive.count(c, 1) >= 3 && !position.contains_key(&key(c)))
+            .collect();
+        for c in outside {
+            if let std::collections::hash_map::Entry::Vacant(e) = position.entry(key(&c)) {
+                e.insert(states.len() as u32);
+                fixed.push(boundary(&c));
+                states.push(c);
+            }
+        }
+    }
     const TERMINAL: u32 = u32::MAX;
-    let children: Vec<Vec<u32>> = states
+    let children: Vec<Vec<u32>> = states[..inside]
         .par_iter()
         .map(|s| {
             naive
@@ -279,12 +309,13 @@ pub fn solve_sectors(naive: &Naive, sectors: &[Sector]) -> Solution {
     let everything: Vec<u32> = (0..states.len() as u32).collect();
     let mut candidates = everything.clone();
     let mut round: u16 = 0;
-    while !candidates.is_empty() {
-        let settled: Vec<(u32, NaiveValue)> = candidates
+    let last_fixed = fixed.iter().map(|&(_, plies)| plies).max();
+    while !candidates.is_empty() || last_fixed.is_some_and(|last| round <= last) {
+        let mut settled: Vec<(u32, NaiveValue)> = candidates
             .par_iter()
             .filter_map(|&i| {
                 let i = i as usize;
-                if value[i].is_some() {
+                if i >= inside || value[i].is_some() {
                     return None;
                 }
                 let kids = &children[i];
@@ -315,6 +346,13 @@ pub fn solve_sectors(naive: &Naive, sectors: &[Sector]) -> Solution {
                 decided.map(|v| (i as u32, v))
             })
             .collect();
+        // Fixed wins and losses settle in the round of their plies; fixed
+        // draws never do, as draws.
+        settled.extend(
+            (fixed.iter().enumerate())
+                .filter(|(_, v)| v.0 != 0 && v.1 == round)
+                .map(|(k, &v)| ((inside + k) as u32, v)),
+        );
         for &(i, v) in &settled {
             value[i as usize] = Some(v);
         }

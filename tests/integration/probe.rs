@@ -67,12 +67,12 @@ fn probe_answers_equal_the_naive_solver() {
     let (mut checked, mut with_errors) = (0, 0);
     for (state, &expected) in oracle.states.iter().zip(&oracle.values).step_by(5) {
         let pos = naive.position(state);
-        let answer = match tb.answer(&pos, 0) {
-            Ok(a) => a,
-            // Sectors play never reaches have no file.
-            Err(ProbeError::MissingSector { .. }) => continue,
-            Err(e) => panic!("{e}"),
-        };
+        // Sectors play never reaches have no file (their error costs a
+        // walk of the sector graph: skipped here).
+        if !tb.has_sector(morris::index::SectorKey::of(&pos)) {
+            continue;
+        }
+        let answer = tb.answer(&pos, 0).unwrap();
         let answer_value = answer.value.stored.distance().unwrap();
         assert_eq!(
             answer_value,

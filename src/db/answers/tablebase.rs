@@ -51,6 +51,8 @@ pub struct Tablebase {
     by_thread: Box<[ThreadSectors<Mapped>]>,
     /// The ultra-strong ranking stored beside the folder, read once.
     pub(super) ultra: OnceLock<super::ultra_keys::Ultra>,
+    /// The variant's sectors, built at the first missing one.
+    sector_graph: OnceLock<SectorGraph>,
 }
 
 /// What a [`Tablebase`] calls with a damaged stored index it works around.
@@ -141,6 +143,7 @@ impl Tablebase {
                 .map(|_| ThreadSectors::default())
                 .collect(),
             ultra: OnceLock::new(),
+            sector_graph: OnceLock::new(),
         })
     }
 
@@ -339,11 +342,14 @@ impl Tablebase {
     /// How big a job building `sector` is: it and the sectors it needs that
     /// the folder lacks.
     pub fn job_size(&self, sector: SectorKey) -> JobSize {
-        let graph = SectorGraph::reachable(self.variant);
+        // Read once: a caller probing a partial folder meets this at every
+        // probe of a missing sector.
+        let graph = self
+            .sector_graph
+            .get_or_init(|| SectorGraph::reachable(self.variant));
         let missing: Vec<SectorKey> = graph
-            .units_for(&[sector])
+            .needed_by(&[sector])
             .into_iter()
-            .flatten()
             .filter(|s| !self.path(*s).is_file())
             .collect();
         let board = self.variant.board;
