@@ -13,9 +13,12 @@ use morris::{Category, FolderValues, Position, SectorKey, Selection, Tablebase, 
 use rayon::prelude::*;
 use serde_json::Value as Json;
 
-use crate::naive::{Naive, Sector, solve_sectors, solve_sectors_under_rule};
+use crate::naive::{
+    ClockSolution, Naive, SIX_SMALL_RULE, Sector, Solution, six_small_sectors_under_rule,
+    solve_sectors, solve_sectors_under_rule,
+};
 use crate::pack::pack_folder_as;
-use crate::solver::{sectors_with_men_in_all, solve_into};
+use crate::solver::solve_into;
 
 fn six() -> &'static Variant {
     Variant::by_name("six").unwrap()
@@ -461,6 +464,7 @@ fn compare_categories(
     n: u8,
     selection: Selection,
     sectors: &[Sector],
+    (under_rule, without): (&ClockSolution, &Solution),
 ) -> (tempfile::TempDir, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let (ruled_dir, plain_dir) = (dir.path().join("ruled"), dir.path().join("plain"));
@@ -472,9 +476,7 @@ fn compare_categories(
         .unwrap()
         .with_folder_without_rule(Tablebase::open(&plain_dir, variant).unwrap())
         .unwrap();
-    let (naive_ruled, naive_plain) = (Naive::new(ruled), Naive::new(variant));
-    let under_rule = solve_sectors_under_rule(&naive_ruled, sectors, n as usize);
-    let without = solve_sectors(&naive_plain, sectors);
+    let naive_plain = Naive::new(variant);
     let (mut seen, mut cursed_fresh) = (HashSet::new(), Vec::new());
     for &(a, ha, b, hb) in sectors {
         let index = SectorIndex::of(variant.board, a, b);
@@ -515,13 +517,18 @@ fn compare_categories(
     (dir, cursed_fresh)
 }
 
-/// Six's sectors with at most four men a side in all, under a rule of 8
+/// Six's sectors with at most four men a side in all, under a rule of 10
 /// plies, where every category occurs.
 #[test]
 fn cursed_wins_and_blessed_losses_equal_the_naive_solvers_on_six() {
-    let mut sectors = sectors_with_men_in_all(six(), 4);
-    sectors.sort_unstable();
-    let (dir, cursed) = compare_categories(six(), 8, Selection::All, &sectors);
+    let small = crate::naive::six_small_sectors();
+    let (dir, cursed) = compare_categories(
+        six(),
+        SIX_SMALL_RULE,
+        Selection::All,
+        &small.sectors,
+        (six_small_sectors_under_rule(), &small.solution),
+    );
     // Through the binary: a cursed win at a fresh counter reads as one
     // with the folder without the rule, and as a draw without it.
     let at = cursed.first().expect("a cursed win at counter 0");
@@ -552,11 +559,17 @@ fn cursed_wins_and_blessed_losses_equal_the_naive_solvers_on_six() {
 #[test]
 #[ignore]
 fn cursed_wins_and_blessed_losses_equal_the_naive_solvers_on_standard_3_3() {
+    let sectors = [(3, 0, 3, 0)];
+    let naive = Naive::new(Variant::standard());
     compare_categories(
         Variant::standard(),
         10,
         Selection::MaxMen(6),
-        &[(3, 0, 3, 0)],
+        &sectors,
+        (
+            &solve_sectors_under_rule(&naive, &sectors, 10),
+            &solve_sectors(&naive, &sectors),
+        ),
     );
 }
 

@@ -6,6 +6,7 @@
 use morris::{RemovalRule, Variant};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
@@ -551,4 +552,43 @@ pub fn solve_sectors_under_rule(naive: &Naive, sectors: &[Sector], n: usize) -> 
         n,
         position,
     }
+}
+
+/// Six's sectors with 3 or 4 men a side in all, on the board or in hand: a
+/// set closed under moves, with its naive solver.
+pub struct SixSmall {
+    pub naive: Naive,
+    pub sectors: Vec<Sector>,
+    pub solution: Solution,
+}
+
+/// [`SixSmall`] solved once per process: four tests compare with it, and
+/// `cargo test` runs them all in one process.
+pub fn six_small_sectors() -> &'static SixSmall {
+    static SOLVED: OnceLock<SixSmall> = OnceLock::new();
+    SOLVED.get_or_init(|| {
+        let six = Variant::by_name("six").unwrap();
+        let naive = Naive::new(six);
+        let mut sectors = crate::solver::sectors_with_men_in_all(six, 4);
+        sectors.sort_unstable();
+        let solution = solve_sectors(&naive, &sectors);
+        SixSmall {
+            naive,
+            sectors,
+            solution,
+        }
+    })
+}
+
+/// The rule of the (position, counter) solution that two tests share.
+pub const SIX_SMALL_RULE: u8 = 10;
+
+/// [`SixSmall`]'s sectors under the rule of [`SIX_SMALL_RULE`] plies, solved
+/// once per process.
+pub fn six_small_sectors_under_rule() -> &'static ClockSolution {
+    static SOLVED: OnceLock<ClockSolution> = OnceLock::new();
+    SOLVED.get_or_init(|| {
+        let small = six_small_sectors();
+        solve_sectors_under_rule(&small.naive, &small.sectors, SIX_SMALL_RULE as usize)
+    })
 }

@@ -10,7 +10,7 @@ use morris::db::{Tablebase, Ultra, Value};
 use morris::index::SectorIndex;
 use morris::{SectorGraph, SectorKey, Variant};
 
-use crate::naive::{Naive, Solution, State, solve_sectors};
+use crate::naive::State;
 
 fn six() -> &'static Variant {
     Variant::by_name("six").unwrap()
@@ -19,12 +19,6 @@ fn six() -> &'static Variant {
 /// Six solved whole with its ranking written (the matches' folder).
 fn ranked_six() -> Tablebase {
     Tablebase::open(crate::chances::six_whole(), six()).unwrap()
-}
-
-/// Every sector of six's game with 3 or 4 men a side in all, on the board
-/// or in hand: a set closed under moves, solved by the naive solver.
-fn naive_small_sectors(naive: &Naive) -> Solution {
-    solve_sectors(naive, &crate::solver::sectors_with_men_in_all(six(), 4))
 }
 
 fn sector_of(s: &State) -> SectorKey {
@@ -39,8 +33,8 @@ fn sector_of(s: &State) -> SectorKey {
 fn sector_scores_equal_an_independent_count() {
     let tb = ranked_six();
     let ultra = tb.ultra().unwrap();
-    let naive = Naive::new(six());
-    let oracle = naive_small_sectors(&naive);
+    let small = crate::naive::six_small_sectors();
+    let (naive, oracle) = (&small.naive, &small.solution);
     let mut seen = HashSet::new();
     let mut counts: HashMap<SectorKey, [u64; 3]> = HashMap::new();
     for (state, &(kind, _)) in oracle.states.iter().zip(&oracle.values) {
