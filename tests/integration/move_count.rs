@@ -272,11 +272,13 @@ fn the_rule_only_turns_wins_and_losses_into_draws() {
                 ruled.sector_stats(sector).unwrap(),
                 plain.sector_stats(sector).unwrap(),
             );
+            // (Under the longest rule the stored counts are equal below.)
             let categories = (0..index.size())
                 .into_par_iter()
+                .filter(|_| n < morris::rules::MAX_N_MOVE)
                 .map(|i| {
                     let pos = index.position(i, sector.us_hand, sector.them_hand);
-                    let category = ruled.answer_value(&pos, 0).unwrap().value.category;
+                    let category = ruled.stored_value(&pos, 0).unwrap().category();
                     (
                         u64::from(category == Category::CursedWin),
                         u64::from(category == Category::BlessedLoss),

@@ -189,8 +189,8 @@ fn standard_3_3_reproduces_gasser() {
 
 /// 3-3 and every placement sector with three men a side in all: over two
 /// minutes, in `scripts/oracle.sh`. The suite checks the same kinds of unit
-/// against the naive solver in no-flying (placement in one pass, movement
-/// by levels) and Lasker (placement sectors with cycles), and standard's
+/// against the naive solver in six (placement in one pass, movement by
+/// levels) and Lasker (placement sectors with cycles), and standard's
 /// flying 3-3 against Gasser's published counts.
 #[test]
 #[ignore]
@@ -198,7 +198,10 @@ fn standard_with_three_men_a_side_equals_the_naive_solver() {
     compare_small_game(Variant::standard(), 3);
 }
 
+/// Six, which does not fly either, is the suite's check of this kind:
+/// `scripts/oracle.sh`.
 #[test]
+#[ignore]
 fn no_flying_with_three_men_a_side_equals_the_naive_solver() {
     compare_small_game(v("no-flying"), 3);
 }
