@@ -72,7 +72,7 @@ fn compare_with(tb: &Tablebase, sectors: &[Sector], oracle: &ClockSolution) {
             // A sample: each move's replies and errors at a few counters.
             if i % 41 == 0 && variant.outcome(&pos).is_none() {
                 for c in [0, n / 2, n - 1] {
-                    check_chances_under_rule(tb, &naive, &oracle, &pos, c);
+                    check_chances_under_rule(tb, &naive, oracle, &pos, c);
                 }
             }
         });

@@ -82,7 +82,7 @@ fn probe_answers_equal_the_naive_solver() {
         let moves = answer.moves.unwrap();
         // The chances cost a naive walk two plies deep: one position in four.
         if checked % 4 == 0 {
-            with_errors += crate::chances::check_chances(&naive, &value_of, state, &moves);
+            with_errors += crate::chances::check_chances(naive, &value_of, state, &moves);
         }
         let got: Vec<Value> = moves
             .iter()
