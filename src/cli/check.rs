@@ -335,7 +335,7 @@ pub fn verify(
         ..Unreadable::default()
     };
     let mut decoded = None;
-    for &sector in &sectors {
+    for (at, &sector) in sectors.iter().enumerate() {
         let file = match tablebase.sector(sector) {
             Ok(file) => file,
             Err(e) => {
@@ -359,7 +359,6 @@ pub fn verify(
         };
         let size = file.header.positions();
         if let Some(decoded) = &mut decoded {
-            let at = sectors.iter().position(|&s| s == sector).unwrap_or(0);
             decoded.keep_only_for(&sectors[at + 1..]);
         } else if packed {
             // Its blocks were kept decoded: memory for the next sector.
