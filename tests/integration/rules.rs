@@ -358,32 +358,35 @@ fn check_unmoves_around(variant: &Variant, p: &Position) {
 
 /// All positions with these men, both sides to move.
 fn all_positions(variant: &'static Variant, wb: u32, wh: u8, bb: u32, bh: u8) -> Vec<Position> {
-    let n = variant.board.len() as u32;
+    let board = (1u32 << variant.board.len()) - 1;
     let mut out = Vec::new();
-    for w in 0u32..1 << n {
-        if w.count_ones() != wb {
-            continue;
-        }
-        let rest = !w & ((1 << n) - 1);
-        let mut b = rest;
-        // every subset of rest with bb bits
-        loop {
-            if b.count_ones() == bb {
-                for to_move in [Color::White, Color::Black] {
-                    out.push(Position {
-                        men: [Bitboard(w), Bitboard(b)],
-                        hand: [wh, bh],
-                        to_move,
-                    });
-                }
+    for w in subsets_of(board, wb) {
+        for b in subsets_of(board & !w, bb) {
+            for to_move in [Color::White, Color::Black] {
+                out.push(Position {
+                    men: [Bitboard(w), Bitboard(b)],
+                    hand: [wh, bh],
+                    to_move,
+                });
             }
-            if b == 0 {
-                break;
-            }
-            b = (b - 1) & rest;
         }
     }
     out
+}
+
+/// Every subset of `points` with `k` of them: the lowest point is in or out.
+fn subsets_of(points: u32, k: u32) -> Vec<u32> {
+    if k == 0 {
+        return vec![0];
+    }
+    if points.count_ones() < k {
+        return vec![];
+    }
+    let lowest = points & points.wrapping_neg();
+    let rest = points & !lowest;
+    let mut with: Vec<u32> = subsets_of(rest, k - 1).into_iter().map(|s| s | lowest).collect();
+    with.extend(subsets_of(rest, k));
+    with
 }
 
 #[test]
@@ -398,7 +401,12 @@ fn unmoves_invert_moves_exhaustively_on_small_sectors() {
     ];
     for (name, wb, wh, bb, bh) in cases {
         let variant = v(name);
-        for p in all_positions(variant, wb, wh, bb, bh) {
+        let positions = all_positions(variant, wb, wh, bb, bh);
+        let choose = |n: u64, k: u64| (0..k).fold(1, |c, i| c * (n - i) / (i + 1));
+        let n = variant.board.len() as u64;
+        let expected = 2 * choose(n, wb.into()) * choose(n - u64::from(wb), bb.into());
+        assert_eq!(positions.len() as u64, expected, "{name} {wb} {bb}");
+        for p in positions {
             check_unmoves_around(variant, &p);
         }
     }
