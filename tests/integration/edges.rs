@@ -223,7 +223,16 @@ fn verify_of_a_searched_folder_says_how_long_it_takes() {
     // seconds.
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db").to_str().unwrap().to_string();
-    ok(&["--variant", "six", "solve", "--db", &db, "--max-men", "7", "--quiet"]);
+    ok(&[
+        "--variant",
+        "six",
+        "solve",
+        "--db",
+        &db,
+        "--max-men",
+        "7",
+        "--quiet",
+    ]);
     let packed = dir.path().join("packed").to_str().unwrap().to_string();
     ok(&["pack", "--db", &db, "--wdl", "--out", &packed]);
     let (code, _, err) = run(&["verify", "--db", &packed, "--sectors", "3-3"]);

@@ -209,34 +209,37 @@ fn the_whole_game_of_six_under_the_rule_of_100_stepping(step: u64) {
             sector.us_board as usize,
             sector.them_board as usize,
         );
-        (0..index.size()).into_par_iter().filter(|i| i % step == 0).for_each(|i| {
-            let pos = index.position(i, sector.us_hand, sector.them_hand);
-            let stored = tb.clock_value(&pos).unwrap();
-            let children: Vec<(ClockValue, bool)> = naive
-                .children_with_mills(&naive.state(&pos))
-                .iter()
-                .map(|(c, mill)| (tb.clock_value(&naive.position(c)).unwrap(), *mill))
-                .collect();
-            for c in 0..=n {
-                let expected = if children.is_empty() {
-                    -1
-                } else if c == n {
-                    0
-                } else {
-                    children
-                        .iter()
-                        .map(|&(child, mill)| -as_kind(child, if mill { 0 } else { c + 1 }))
-                        .max()
-                        .unwrap()
-                };
-                assert_eq!(
-                    as_kind(stored, c),
-                    expected,
-                    "{} at counter {c}: stored {stored:?}",
-                    pos.notation(variant.board)
-                );
-            }
-        });
+        (0..index.size())
+            .into_par_iter()
+            .filter(|i| i % step == 0)
+            .for_each(|i| {
+                let pos = index.position(i, sector.us_hand, sector.them_hand);
+                let stored = tb.clock_value(&pos).unwrap();
+                let children: Vec<(ClockValue, bool)> = naive
+                    .children_with_mills(&naive.state(&pos))
+                    .iter()
+                    .map(|(c, mill)| (tb.clock_value(&naive.position(c)).unwrap(), *mill))
+                    .collect();
+                for c in 0..=n {
+                    let expected = if children.is_empty() {
+                        -1
+                    } else if c == n {
+                        0
+                    } else {
+                        children
+                            .iter()
+                            .map(|&(child, mill)| -as_kind(child, if mill { 0 } else { c + 1 }))
+                            .max()
+                            .unwrap()
+                    };
+                    assert_eq!(
+                        as_kind(stored, c),
+                        expected,
+                        "{} at counter {c}: stored {stored:?}",
+                        pos.notation(variant.board)
+                    );
+                }
+            });
     }
     let start = morris::Position::start(variant);
     assert_eq!(tb.clock_value(&start).unwrap(), ClockValue::Draw);

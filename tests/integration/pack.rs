@@ -59,17 +59,19 @@ fn morris_in(args: &[&str]) -> std::process::Output {
 /// folders verified in full, in `scripts/oracle.sh`.
 #[test]
 fn packed_folders_hold_the_same_values() {
-    packed_folders_hold_the_same_values_in(
-        &[("six", Selection::All, 29), ("standard", Selection::MaxMen(6), 29)],
-    );
+    packed_folders_hold_the_same_values_in(&[
+        ("six", Selection::All, 29),
+        ("standard", Selection::MaxMen(6), 29),
+    ]);
 }
 
 #[test]
 #[ignore]
 fn packed_folders_of_standard_up_to_8_men_hold_the_same_values() {
-    packed_folders_hold_the_same_values_in(
-        &[("six", Selection::All, 1), ("standard", Selection::MaxMen(8), 7)],
-    );
+    packed_folders_hold_the_same_values_in(&[
+        ("six", Selection::All, 1),
+        ("standard", Selection::MaxMen(8), 7),
+    ]);
 }
 
 /// Every value of each file compared; one position in each game's step

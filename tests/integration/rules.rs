@@ -384,7 +384,10 @@ fn subsets_of(points: u32, k: u32) -> Vec<u32> {
     }
     let lowest = points & points.wrapping_neg();
     let rest = points & !lowest;
-    let mut with: Vec<u32> = subsets_of(rest, k - 1).into_iter().map(|s| s | lowest).collect();
+    let mut with: Vec<u32> = subsets_of(rest, k - 1)
+        .into_iter()
+        .map(|s| s | lowest)
+        .collect();
     with.extend(subsets_of(rest, k));
     with
 }
