@@ -220,18 +220,22 @@ fn read_lines(
 }
 
 fn batch_line(tablebase: &Tablebase, text: &str, options: &ProbeOptions) -> Result<String> {
-    let mut answer = answer(tablebase, text, options)?;
     // The position is echoed as given: the answer lines up with the input.
-    let text = echo(text.trim()).into_owned();
+    let echoed = echo(text.trim());
+    if !(options.json || options.moves || options.line) {
+        // The value alone, a large batch's usual question: no answer is
+        // built (its notation would cost a third of the probe).
+        let (pos, counter) = parse_position_at(tablebase.variant(), text)?;
+        let words = batch_words(tablebase.stored_value(&pos, counter)?);
+        return Ok(format!("{echoed}\t{words}"));
+    }
+    let mut answer = answer(tablebase, text, options)?;
     if options.json {
-        answer.notation = text;
+        answer.notation = echoed.into_owned();
         return Ok(serde_json::to_string(&answer)?);
     }
-    let words = match answer.value.stored {
-        Stored::Wdl(w) => w.to_string(),
-        stored => value_words(stored),
-    };
-    let mut s = format!("{text}\t{words}");
+    let words = batch_words(answer.value.stored);
+    let mut s = format!("{echoed}\t{words}");
     if let Some(moves) = &answer.moves {
         let moves: Vec<String> = moves
             .iter()
@@ -247,6 +251,15 @@ fn batch_line(tablebase: &Tablebase, text: &str, options: &ProbeOptions) -> Resu
         s.push_str(&format!("\tno line: {why}"));
     }
     Ok(s)
+}
+
+/// A position's value in a batch line: as [`value_words`], a win/draw/loss
+/// alone without the reason for no plies.
+fn batch_words(value: Stored) -> String {
+    match value {
+        Stored::Wdl(w) => w.to_string(),
+        stored => value_words(stored),
+    }
 }
 
 /// A position's value in words, with what the move-count rule makes of it.
