@@ -23,8 +23,9 @@ pub use error::{
     ErrorKind, FileError, FileKind, JobSize, ProbeError, SOLVE_RATE_TWO_CORES, estimated_time,
 };
 pub use files::encoding::Encoding;
+pub use files::encoding::Storage;
 pub(crate) use files::folder::remove_stale_temp_files;
-pub use files::folder::{MANIFEST, Storage, folder_storage, folder_variant, sector_files};
+pub use files::folder::{MANIFEST, folder_storage, folder_variant, sector_files};
 pub use files::header::Header;
 pub use files::index_file::{StoredIndex, index_file_name, is_current_index, write_stored_index};
 pub use files::pack_write::{same_values, write_packed, write_packed_in_blocks};

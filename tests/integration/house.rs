@@ -108,8 +108,41 @@ fn long_functions(text: &str) -> Vec<(usize, Option<usize>)> {
     found
 }
 
-/// Circles of imports between the files of one folder (`super::name` from
-/// a file that is not the folder's `mod.rs`), each as its files' names.
+/// The module path of the folder a source file lies in: `crate::db::files`
+/// for `…/src/db/files/encoding.rs`.
+fn folder_module(path: &Path) -> String {
+    let dir = path.parent().unwrap().display().to_string();
+    let below_src = dir.rsplit_once("/src").map_or("", |(_, rest)| rest);
+    format!("crate{}", below_src.replace('/', "::"))
+}
+
+/// The names a path names right after `prefix` (`super::` or the folder's
+/// module path with `::`): `name` in `prefix name::…`, and each first name
+/// in `prefix {a::X, b}`.
+fn names_after(text: &str, prefix: &str) -> Vec<String> {
+    let word = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut names = Vec::new();
+    for (at, _) in text.match_indices(prefix) {
+        let rest = &text[at + prefix.len()..];
+        match rest.strip_prefix('{') {
+            Some(group) => {
+                let group = &group[..group.find('}').unwrap_or(group.len())];
+                names.extend(group.split(',').map(word));
+            }
+            None => names.push(word(rest)),
+        }
+    }
+    names
+}
+
+/// Circles of imports between the files of one folder (`super::name` or
+/// `crate::folder::name` from a file that is not the folder's `mod.rs`),
+/// each as its files' names.
 fn circles_between_files(files: &[(PathBuf, String)]) -> Vec<Vec<String>> {
     use std::collections::{BTreeMap, BTreeSet};
     // file -> the files of its folder it names.
@@ -120,15 +153,13 @@ fn circles_between_files(files: &[(PathBuf, String)]) -> Vec<Vec<String>> {
         }
         let dir = path.parent().unwrap();
         let mut named = BTreeSet::new();
-        for (at, _) in text.match_indices("super::") {
-            let rest = &text[at + "super::".len()..];
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            let sibling = dir.join(format!("{name}.rs"));
-            if sibling != *path && files.iter().any(|(p, _)| *p == sibling) {
-                named.insert(sibling);
+        let module = format!("{}::", folder_module(path));
+        for prefix in ["super::", module.as_str()] {
+            for name in names_after(text, prefix) {
+                let sibling = dir.join(format!("{name}.rs"));
+                if sibling != *path && files.iter().any(|(p, _)| *p == sibling) {
+                    named.insert(sibling);
+                }
             }
         }
         uses.insert(path.clone(), named);
@@ -174,6 +205,19 @@ fn the_house_checks_catch_planted_faults() {
     );
     let without = [planted[0].clone(), planted[2].clone(), planted[3].clone()];
     assert!(circles_between_files(&without).is_empty());
+    // The same circle through the folder's path from the crate's root, one
+    // side in a group.
+    let by_path = [
+        file("a.rs", "use crate::x::b::B;\npub struct A;\n"),
+        file("b.rs", "use crate::x::{a::A, c};\npub struct B;\n"),
+        file("c.rs", "pub struct C;\n"),
+    ];
+    let circles = circles_between_files(&by_path);
+    assert!(
+        !circles.is_empty() && circles.iter().all(|c| c.len() == 2),
+        "{circles:?}"
+    );
+    assert!(circles_between_files(&by_path[1..]).is_empty());
     let body = "    x += 1;\n".repeat(130);
     for head in [
         "pub const fn f() {",

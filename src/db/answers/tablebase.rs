@@ -11,10 +11,8 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use super::thread_sectors::{THREAD_SECTORS, ThreadSectors, thread_slot};
 use crate::db::clock_value::ClockValue;
 use crate::db::error::{FileError, JobSize, ProbeError};
-use crate::db::files::encoding::Encoding;
-use crate::db::files::folder::{
-    Storage, folder_storage, folder_variant, has_sector_files, write_manifest,
-};
+use crate::db::files::encoding::{Encoding, Storage};
+use crate::db::files::folder::{folder_storage, folder_variant, has_sector_files, write_manifest};
 use crate::db::files::header::Header;
 use crate::db::files::index_file::{StoredIndex, first_checksum_at, index_file_name};
 use crate::db::files::mapped::read_ahead;

@@ -3,7 +3,6 @@
 //! is a variant here, an arm in the reader (`sector_file.rs`, `packed.rs`)
 //! and one in the writer (`pack_write.rs`).
 
-use crate::db::files::folder::Storage;
 use crate::rules::Variant;
 
 /// Format version of raw sector files.
@@ -186,6 +185,33 @@ impl Encoding {
             _ if self.wdl_only() => Storage::PackedWdl,
             _ => Storage::Packed,
         }
+    }
+}
+
+/// What kind of sector files a folder holds, as its manifest says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// Raw files: a byte per position (`solve` writes them).
+    Raw,
+    /// Packed files of every value (`morris pack`).
+    Packed,
+    /// Packed files of win, draw or loss only (`morris pack --wdl`).
+    PackedWdl,
+}
+
+impl Storage {
+    /// Its manifest line; none for raw files.
+    pub(crate) fn manifest_line(self) -> Option<&'static str> {
+        match self {
+            Storage::Raw => None,
+            Storage::Packed => Some("format packed"),
+            Storage::PackedWdl => Some("format packed-wdl"),
+        }
+    }
+
+    /// Whether its files are packed.
+    pub fn is_packed(self) -> bool {
+        self != Storage::Raw
     }
 }
 

@@ -4,6 +4,7 @@
 use std::fs;
 use std::path::Path;
 
+use super::encoding::Storage;
 use super::sector_file::{is_temp_name, write_atomically};
 use crate::db::error::{FileError, ProbeError};
 use crate::index::SectorKey;
@@ -61,33 +62,6 @@ pub fn folder_variant(dir: &Path) -> Result<Option<&'static Variant>, ProbeError
         )));
     }
     Ok(Some(variant))
-}
-
-/// What kind of sector files a folder holds, as its manifest says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Storage {
-    /// Raw files: a byte per position (`solve` writes them).
-    Raw,
-    /// Packed files of every value (`morris pack`).
-    Packed,
-    /// Packed files of win, draw or loss only (`morris pack --wdl`).
-    PackedWdl,
-}
-
-impl Storage {
-    /// Its manifest line; none for raw files.
-    fn manifest_line(self) -> Option<&'static str> {
-        match self {
-            Storage::Raw => None,
-            Storage::Packed => Some("format packed"),
-            Storage::PackedWdl => Some("format packed-wdl"),
-        }
-    }
-
-    /// Whether its files are packed.
-    pub fn is_packed(self) -> bool {
-        self != Storage::Raw
-    }
 }
 
 /// The kind of files a folder's manifest says it holds (raw without one).
