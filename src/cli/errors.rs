@@ -3,7 +3,10 @@
 
 use std::path::Path;
 
-use morris::{ErrorKind, FileError, PositionError, ProbeError, RuleError, SolveError};
+use morris::{
+    ErrorKind, FileError, PositionError, ProbeError, RuleError, SolveError,
+    rules::PositionParseError,
+};
 
 use super::{check, probe};
 
@@ -70,6 +73,14 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
                 _ => None,
             })
     });
+    if let Some(PositionParseError::FieldCount { found: 5 }) = err
+        .chain()
+        .find_map(|c| c.downcast_ref::<PositionParseError>())
+    {
+        return Some(
+            "a fifth field (the counter) is read under the move-count rule: give --n-move, or a --db folder solved under it".into(),
+        );
+    }
     if let Some(unreadable) = err.downcast_ref::<check::Unreadable>() {
         let sectors: Vec<String> = unreadable.rebuild.iter().map(|s| s.to_string()).collect();
         return Some(format!(
@@ -114,11 +125,14 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
                 )
             }
         }
-        ProbeError::WrongVariant { found, wanted, .. } => {
-            let game = |label: &str| label.split(' ').next().unwrap_or_default().to_string();
-            if game(found) == game(wanted) && wanted.contains("rule") {
+        ProbeError::WrongVariant {
+            same_game,
+            wanted_rule,
+            ..
+        } => {
+            if *same_game && wanted_rule.is_some() {
                 "leave out --n-move: the folder holds values without the move-count rule".into()
-            } else if game(found) == game(wanted) {
+            } else if *same_game {
                 "give the folder's --n-move, or leave out --variant and --n-move: a folder's manifest names its rules".into()
             } else {
                 "leave out --variant (and --n-move): a folder's manifest names its rules; or give another --db folder".into()

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::value::DRAW_BYTE;
+use super::value::{DRAW_BYTE, Wdl};
 
 /// A position's value for the side to move with a fresh counter, and the
 /// plies `d` to the next mill under perfect play: the winner closes a mill
@@ -84,23 +84,12 @@ impl ClockValue {
         self.plies().map(|d| n - d)
     }
 
-    /// `win`, `loss` or `draw`.
-    pub fn wdl(self) -> &'static str {
+    /// Win, draw or loss, without the plies.
+    pub fn wdl(self) -> Wdl {
         match self {
-            ClockValue::Win(_) => "win",
-            ClockValue::Loss(_) => "loss",
-            ClockValue::Draw => "draw",
-        }
-    }
-
-    /// The value at counter `c` named as chess tablebases name them: a win
-    /// the counter turns into a draw is `cursed-win`, a loss it saves
-    /// `blessed-loss`.
-    pub fn category(self, c: u8, n: u8) -> &'static str {
-        match (self, self.at_counter(c, n)) {
-            (ClockValue::Win(_), ClockValue::Draw) => "cursed-win",
-            (ClockValue::Loss(_), ClockValue::Draw) => "blessed-loss",
-            (value, _) => value.wdl(),
+            ClockValue::Win(_) => Wdl::Win,
+            ClockValue::Loss(_) => Wdl::Loss,
+            ClockValue::Draw => Wdl::Draw,
         }
     }
 
@@ -163,9 +152,9 @@ mod tests {
         let n = 10;
         assert_eq!(ClockValue::Win(4).at_counter(6, n), ClockValue::Win(4));
         assert_eq!(ClockValue::Win(4).at_counter(7, n), ClockValue::Draw);
-        assert_eq!(ClockValue::Win(4).category(7, n), "cursed-win");
+        assert_eq!(ClockValue::Win(4).wdl(), Wdl::Win);
         assert_eq!(ClockValue::Loss(0).at_counter(10, n), ClockValue::Loss(0));
-        assert_eq!(ClockValue::Loss(3).category(8, n), "blessed-loss");
+        assert_eq!(ClockValue::Loss(3).at_counter(8, n), ClockValue::Draw);
         assert_eq!(
             ClockValue::of_move(ClockValue::Loss(9), false, n),
             ClockValue::Win(10)

@@ -211,6 +211,10 @@ pub enum ProbeError {
         dir: PathBuf,
         found: String,
         wanted: String,
+        /// The same game on both sides, only the move-count rule differs.
+        same_game: bool,
+        /// The move-count rule of the rules wanted.
+        wanted_rule: Option<u8>,
     },
     #[error("{}", not_a_database(dir))]
     NotADatabase { dir: PathBuf },

@@ -72,7 +72,7 @@ impl Player {
         let folder = || {
             tablebase.ok_or(ProbeError::FolderKind {
                 dir: std::path::PathBuf::new(),
-                problem: "this player reads a database folder: give --db",
+                problem: "this player reads a database folder, and none was given",
             })
         };
         match self {
@@ -142,10 +142,17 @@ fn pick_equal<K: PartialEq>(
     equal[random.below(equal.len())].play
 }
 
-impl FromStr for Player {
-    type Err = String;
+/// A player's name that names none.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "'{0}' is not a player: perfect, ranked, ultra, noisy:P (P from 0 to 1) or search:D (D from 1 to 8)"
+)]
+pub struct NotAPlayer(pub String);
 
-    fn from_str(text: &str) -> Result<Player, String> {
+impl FromStr for Player {
+    type Err = NotAPlayer;
+
+    fn from_str(text: &str) -> Result<Player, NotAPlayer> {
         let number = |s: &str| s.parse::<f64>().ok();
         match text.split_once(':') {
             None if text == "perfect" => Ok(Player::Perfect),
@@ -157,9 +164,7 @@ impl FromStr for Player {
             Some(("search", d)) if d.parse::<u32>().is_ok_and(|d| (1..=8).contains(&d)) => {
                 Ok(Player::Search(d.parse().unwrap_or(1)))
             }
-            _ => Err(format!(
-                "'{text}' is not a player: perfect, ranked, ultra, noisy:P (P from 0 to 1) or search:D (D from 1 to 8)"
-            )),
+            _ => Err(NotAPlayer(text.to_string())),
         }
     }
 }

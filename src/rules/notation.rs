@@ -13,7 +13,7 @@ pub enum PositionParseError {
     #[error("empty position string; expected e.g. '{example}'")]
     Empty { example: String },
     #[error(
-        "a position has 4 fields (board, side to move, White's men in hand, Black's men in hand), found {found} (a fifth, the plies since the last mill, is read only under the move-count rule: --n-move, or a folder solved under it)"
+        "a position has 4 fields (board, side to move, White's men in hand, Black's men in hand), found {found} (a fifth, the plies since the last mill, is read only under the move-count rule)"
     )]
     FieldCount { found: usize },
     #[error(

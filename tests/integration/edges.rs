@@ -364,6 +364,30 @@ fn folder_mistakes_say_what_to_do_instead() {
         err.contains("leave out --n-move") && !err.contains("--variant standard"),
         "{err}"
     );
+    let err = fails(
+        &[
+            "--variant",
+            "strict-mills",
+            "probe",
+            "--db",
+            &db,
+            THREE_THREE,
+        ],
+        3,
+    );
+    assert!(
+        err.contains("holds a database of standard, not of strict-mills")
+            && err.contains("leave out --variant"),
+        "{err}"
+    );
+    // A counter without the rule: the library says what is wrong, the
+    // binary which option reads it.
+    let err = fails(&["probe", "--db", &db, &format!("{THREE_THREE} 3")], 1);
+    assert!(
+        err.contains("found 5") && err.contains("hint: a fifth field (the counter)"),
+        "{err}"
+    );
+    assert_eq!(err.matches("--n-move").count(), 1, "{err}");
     let packed = dir.path().join("packed").to_str().unwrap().to_string();
     ok(&["pack", "--db", &db, "--out", &packed, "--plain"]);
     let err = fails(&["solve", "--db", &packed, "--sectors", "3-3"], 3);

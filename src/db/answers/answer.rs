@@ -224,9 +224,7 @@ impl NoPlies {
     pub fn as_str(self) -> &'static str {
         match self {
             NoPlies::Draw => "draw: perfect play never ends the game",
-            NoPlies::WinDrawLoss => {
-                "win/draw/loss-only folder (morris pack --wdl): it stores no plies"
-            }
+            NoPlies::WinDrawLoss => "win/draw/loss-only folder: it stores no plies",
             NoPlies::MoveCountRule => "move-count rule: values give the plies to the next mill",
         }
     }

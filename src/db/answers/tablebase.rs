@@ -125,6 +125,8 @@ impl Tablebase {
                 dir: dir.to_path_buf(),
                 found: found.label(),
                 wanted: variant.label(),
+                same_game: found.name == variant.name,
+                wanted_rule: variant.n_move,
             });
         }
         Ok(Tablebase {
@@ -236,6 +238,8 @@ impl Tablebase {
                 dir: plain.dir.clone(),
                 found: plain.variant.label(),
                 wanted: self.variant.name.to_string(),
+                same_game: plain.variant.name == self.variant.name,
+                wanted_rule: None,
             });
         }
         self.without_rule = Some(Box::new(plain));
@@ -463,6 +467,8 @@ impl Tablebase {
                 dir: self.dir.clone(),
                 found: h.variant.clone(),
                 wanted: self.variant.label(),
+                same_game: h.variant == self.variant.name,
+                wanted_rule: self.variant.n_move,
             });
         }
         let stored = if self.build_indices {
