@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use morris::db::predictor::{CELLS, Model, cell};
+use morris::db::internals::predictor::{CELLS, Model, cell};
 use morris::db::{SectorFile, Value, file_name};
 use morris::index::{SectorIndex, SectorKey};
 use morris::rules::Variant;

@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use super::{error_chain, note};
-use morris::db::{SectorStats, estimated_time, folder_storage, sector_files};
+use morris::db::{FolderValues, SectorStats, estimated_time, folder_storage, sector_files};
 use morris::index::{SectorGraph, SectorKey};
 use morris::verify::decoded::Decoded;
 use morris::verify::{Check, Checked, verify_sector};
@@ -313,7 +313,7 @@ pub fn verify(
     } else {
         only.to_vec()
     };
-    if tablebase.is_wdl_only() {
+    if tablebase.values() == FolderValues::WinDrawLoss {
         note(
             "note: this folder holds win, draw or loss without plies: its check shows every value consistent with its children's, not proven (without distances a ring of positions marked won and lost could hold itself up); the proof is the full folder's `verify` before packing, then `pack`'s comparison",
         );

@@ -7,7 +7,6 @@ use std::sync::mpsc;
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
-use serde_json::json;
 
 use super::{echo, exit_code, note, parse_position_at};
 use morris::db::{LineAnswer, NoPlies};
@@ -64,6 +63,14 @@ fn answer(tablebase: &Tablebase, text: &str, options: &ProbeOptions) -> Result<A
     Ok(answer)
 }
 
+/// A position that could not be probed, as a line of JSON (docs/ANSWER.md,
+/// "Errors").
+#[derive(serde::Serialize)]
+struct FailedLine<'a> {
+    position: &'a str,
+    error: String,
+}
+
 /// Reports a position of several that could not be probed, and goes on.
 fn failed(
     out: &mut dyn Write,
@@ -78,7 +85,10 @@ fn failed(
         writeln!(
             out,
             "{}",
-            json!({"position": echo(text), "error": format!("{e:#}")})
+            serde_json::to_string(&FailedLine {
+                position: &echo(text),
+                error: format!("{e:#}"),
+            })?
         )?;
     }
     failures.add(&e);
@@ -167,7 +177,11 @@ pub fn batch(
                         let text = String::from_utf8_lossy(bytes);
                         let text = echo(text.trim());
                         let line = if options.json {
-                            json!({"position": text, "error": format!("{e:#}")}).to_string()
+                            serde_json::to_string(&FailedLine {
+                                position: &text,
+                                error: format!("{e:#}"),
+                            })
+                            .unwrap_or_default()
                         } else {
                             format!("{text}\terror: {e:#}")
                         };

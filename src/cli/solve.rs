@@ -240,10 +240,7 @@ pub fn solve(
         // Packing as it went, the solve left every sector in the packed folder.
         let tb = Tablebase::open(pack.unwrap_or(db), variant)?;
         let start = Position::start(variant);
-        let value = match variant.n_move {
-            Some(_) => tb.clock_value(&start)?.to_string(),
-            None => tb.value(&start)?.to_string(),
-        };
+        let value = super::probe::value_words(tb.stored_value(&start, 0)?);
         let _ = writeln!(out, "the starting position is a {value}");
     }
     let _ = out.flush();

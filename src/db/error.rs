@@ -252,6 +252,17 @@ pub enum ProbeError {
 }
 
 impl ProbeError {
+    /// `dir` holds a database of `found`, not of `wanted`.
+    pub(crate) fn wrong_variant(dir: &std::path::Path, found: &Variant, wanted: &Variant) -> Self {
+        ProbeError::WrongVariant {
+            dir: dir.to_path_buf(),
+            found: found.label(),
+            wanted: wanted.label(),
+            same_game: found.name == wanted.name,
+            wanted_rule: wanted.n_move,
+        }
+    }
+
     /// The kind of failure (see [`ErrorKind`]).
     pub fn kind(&self) -> ErrorKind {
         match self {

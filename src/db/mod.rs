@@ -16,7 +16,6 @@ pub use answers::answer::{
 pub use answers::chances::{Ranking, chances_order, is_error, rank};
 pub use answers::stats::SectorStats;
 pub use answers::tablebase::Tablebase;
-pub use answers::thread_sectors::thread_slot;
 pub use answers::ultra_keys::{NOT_DRAWN, SectorScore, ULTRA_DIR, Ultra};
 pub use clock_value::ClockValue;
 pub use error::{
@@ -31,7 +30,6 @@ pub use files::index_file::{StoredIndex, index_file_name, is_current_index, writ
 pub use files::pack_write::{same_values, write_packed, write_packed_in_blocks};
 pub(crate) use files::packed::NOT_LOST;
 pub use files::packed::{PACKED_BLOCK_BYTES_BITS, SMALLEST_BLOCK_BYTES_BITS, Wins};
-pub use files::predictor;
 pub(crate) use files::sector_file::write_sector;
 pub use files::sector_file::{SectorFile, file_name, raw_file_len};
 pub(crate) use value::ESCAPE_BYTE;
@@ -44,8 +42,10 @@ pub use value::{Fold, LossMark, Value, Wdl};
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod internals {
+    pub use super::answers::thread_sectors::thread_slot;
     pub use super::files::header::{HEADER_LEN, Header};
     pub use super::files::pack_write::write_packed_choosing;
+    pub use super::files::predictor;
     pub use super::files::sector_file::write_sector;
     pub use super::value::{DRAW_BYTE, ESCAPE_BYTE};
     use crate::index::SectorKey;

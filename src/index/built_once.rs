@@ -64,7 +64,9 @@ impl<K: Eq + Hash, V> BuiltOnce<K, V> {
             .clone()
     }
 
-    /// Times the value of `key` was built since the cache last let it go.
+    /// Times the value of `key` was built since the cache last let it go
+    /// (what the tests read).
+    #[cfg(any(test, feature = "internals"))]
     pub(crate) fn builds(&self, key: &K) -> usize {
         self.lock()
             .get(key)

@@ -314,7 +314,9 @@ impl SectorIndex {
 
     /// How many times the cached index of these counts was built since the
     /// cache last let it go: what shows the cache at work (once, whoever
-    /// asks).
+    /// asks). For the tests (the `internals` feature).
+    #[cfg(feature = "internals")]
+    #[doc(hidden)]
     pub fn builds_so_far(board: &'static Board, us: usize, them: usize) -> usize {
         CACHE.builds(&(board as *const Board as usize, us, them))
     }

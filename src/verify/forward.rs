@@ -28,7 +28,7 @@ use rayon::prelude::*;
 use super::blocks::{Blocks, ChildAt};
 use super::move_rank::{MoveRank, NO_MOVE, RANK_OF_BYTE, SLOW_BYTE, WIN_AT_ONCE};
 use super::{Checked, Found, Mismatch};
-use crate::db::{ClockValue, ProbeError, SectorFile, Tablebase, Value, Wdl};
+use crate::db::{ClockValue, FolderValues, ProbeError, SectorFile, Tablebase, Value, Wdl};
 use crate::index::{SectorIndex, SectorKey, binomial, for_each_subset};
 use crate::rules::{Bitboard, Outcome, Point, Position, Variant};
 use crate::system::{prefetch, prefetch_range};
@@ -205,12 +205,12 @@ impl<'a> Forward<'a> {
 
     /// The stored value `at` of a checked file, as the folder's rule reads it.
     fn stored_found(&self, at: Stored, pos: &Position) -> Result<Found, ProbeError> {
-        if self.tablebase.is_wdl_only() {
-            return self.stored_wdl(at, Some(pos)).map(Found::Wdl);
-        }
-        Ok(match self.variant.n_move {
-            Some(n) => Found::Clock(self.stored_clock(at, Some(pos), n)?),
-            None => Found::Distance(self.stored(at, Some(pos))?),
+        Ok(match self.tablebase.values() {
+            FolderValues::WinDrawLoss => Found::Wdl(self.stored_wdl(at, Some(pos))?),
+            FolderValues::MoveCountRule { n } => {
+                Found::Clock(self.stored_clock(at, Some(pos), n)?)
+            }
+            FolderValues::Distances => Found::Distance(self.stored(at, Some(pos))?),
         })
     }
 
@@ -317,12 +317,12 @@ impl<'a> Forward<'a> {
 
     /// The value of `pos` from its children's stored values.
     fn recompute(&self, pos: &Position, blocks: &mut Blocks) -> Result<Found, ProbeError> {
-        if self.tablebase.is_wdl_only() {
-            return self.recompute_wdl(pos, blocks).map(Found::Wdl);
-        }
-        match self.variant.n_move {
-            Some(n) => self.recompute_clock(pos, blocks, n).map(Found::Clock),
-            None => self.recompute_distance(pos, blocks).map(Found::Distance),
+        match self.tablebase.values() {
+            FolderValues::WinDrawLoss => self.recompute_wdl(pos, blocks).map(Found::Wdl),
+            FolderValues::MoveCountRule { n } => {
+                self.recompute_clock(pos, blocks, n).map(Found::Clock)
+            }
+            FolderValues::Distances => self.recompute_distance(pos, blocks).map(Found::Distance),
         }
     }
 

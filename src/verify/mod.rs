@@ -33,7 +33,7 @@ pub mod oracle;
 
 use std::fmt;
 
-use crate::db::{ClockValue, ProbeError, Tablebase, Value, Wdl};
+use crate::db::{ClockValue, FolderValues, ProbeError, Tablebase, Value, Wdl};
 use crate::index::SectorKey;
 use crate::rules::Position;
 
@@ -151,17 +151,13 @@ pub fn verify_sector(
         Check::Sample { count, seed } => {
             forward::Forward::new(tablebase, sector)?.check_sample(count, seed, limit)
         }
-        Check::Oracle if tablebase.is_wdl_only() => {
-            tablebase.verify_checksum(sector)?;
-            oracle::check_sector_wdl(tablebase, sector, limit)
-        }
-        Check::Oracle if tablebase.variant().n_move.is_some() => {
-            tablebase.verify_checksum(sector)?;
-            clock::check_sector(tablebase, sector, limit)
-        }
         Check::Oracle => {
             tablebase.verify_checksum(sector)?;
-            oracle::check_sector(tablebase, sector, limit)
+            match tablebase.values() {
+                FolderValues::WinDrawLoss => oracle::check_sector_wdl(tablebase, sector, limit),
+                FolderValues::MoveCountRule { .. } => clock::check_sector(tablebase, sector, limit),
+                FolderValues::Distances => oracle::check_sector(tablebase, sector, limit),
+            }
         }
     }
 }

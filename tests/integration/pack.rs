@@ -227,7 +227,7 @@ fn a_win_draw_loss_folder_answers_without_plies() {
         json["plies_null_because"]
             .as_str()
             .unwrap()
-            .contains("--wdl")
+            .contains("win/draw/loss-only")
     );
     let moves = json["moves"].as_array().unwrap();
     let rank = |m: &serde_json::Value| match m["wdl"].as_str().unwrap() {

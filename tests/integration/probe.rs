@@ -243,7 +243,7 @@ fn each_thread_probes_through_its_own_slot() {
     // Probes on one thread, then which slot it used and what it holds.
     let probe = || {
         let values: Vec<Value> = positions.iter().map(|p| tb.value(p).unwrap()).collect();
-        let slot = morris::db::thread_slot();
+        let slot = morris::db::internals::thread_slot();
         (values, slot, tb.sectors_in_slot(slot))
     };
     let plain: Vec<_> = std::thread::scope(|s| {

@@ -121,13 +121,7 @@ impl Tablebase {
             dir: dir.to_path_buf(),
         })?;
         if found.fingerprint() != variant.fingerprint() {
-            return Err(ProbeError::WrongVariant {
-                dir: dir.to_path_buf(),
-                found: found.label(),
-                wanted: variant.label(),
-                same_game: found.name == variant.name,
-                wanted_rule: variant.n_move,
-            });
+            return Err(ProbeError::wrong_variant(dir, found, variant));
         }
         Ok(Tablebase {
             dir: dir.to_path_buf(),
@@ -234,13 +228,12 @@ impl Tablebase {
             });
         }
         if plain.variant.n_move.is_some() || plain.variant.name != self.variant.name {
-            return Err(ProbeError::WrongVariant {
-                dir: plain.dir.clone(),
-                found: plain.variant.label(),
-                wanted: self.variant.name.to_string(),
-                same_game: plain.variant.name == self.variant.name,
-                wanted_rule: None,
-            });
+            let without_rule = Variant::by_name(self.variant.name).unwrap_or(self.variant);
+            return Err(ProbeError::wrong_variant(
+                &plain.dir,
+                plain.variant,
+                without_rule,
+            ));
         }
         self.without_rule = Some(Box::new(plain));
         Ok(self)
@@ -280,8 +273,10 @@ impl Tablebase {
     }
 
     /// How many sectors the thread slot `slot` keeps (see
-    /// [`thread_slot`](crate::db::thread_slot)): for tests and diagnostics
-    /// of the per-thread cache.
+    /// `thread_slot`): for the tests of the per-thread cache (the
+    /// `internals` feature).
+    #[cfg(feature = "internals")]
+    #[doc(hidden)]
     pub fn sectors_in_slot(&self, slot: usize) -> usize {
         self.by_thread
             .get(slot)
