@@ -102,7 +102,7 @@ pub enum Command {
     /// memory, files and estimated time; then the critical path (the least
     /// time any number of machines takes), the peak memory of a job and the
     /// units per stage. `--json` is what workflow/Snakefile reads (fields
-    /// in the README).
+    /// in docs/WORKFLOW.md).
     Plan {
         #[command(flatten)]
         selection: SelectionArgs,
