@@ -20,6 +20,7 @@ fn main() -> Result<()> {
         variant: six,
         selection: Selection::All,
         pack: None,
+        without_rule: None,
     };
     // The solve reports its progress by events; this example ignores them.
     let summary = morris::solve(&options, &|_| {})?;

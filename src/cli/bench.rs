@@ -45,6 +45,7 @@ pub fn bench(
             variant,
             selection,
             pack: None,
+            without_rule: None,
         },
         &|_| {},
     )?;
@@ -139,6 +140,7 @@ pub fn measure_rate() -> Result<f64> {
             variant: Variant::standard(),
             selection: Selection::MaxMen(8),
             pack: None,
+            without_rule: None,
         },
         &|_| {},
     )?;
@@ -182,6 +184,7 @@ fn bench_placement(
             variant,
             selection: Selection::Sectors(placement.clone()),
             pack: None,
+            without_rule: None,
         },
         &|_| {},
     )?;

@@ -146,6 +146,14 @@ pub enum Command {
         /// is reported; resumable like the solve.
         #[arg(long, value_name = "DIR")]
         pack: Option<PathBuf>,
+        /// Under the move-count rule (--n-move): the same variant's folder
+        /// solved without the rule. Each draw with a fresh counter that is
+        /// a win or a loss there is stored as a cursed win or a blessed
+        /// loss, so the folder alone tells them from true draws at every
+        /// counter (probe needs no --without-rule). A folder is marked
+        /// whole or not at all.
+        #[arg(long, value_name = "DIR")]
+        without_rule: Option<PathBuf>,
     },
     /// Per sector: wins, losses and draws (positions up to symmetry), the
     /// longest win and loss, the file size; and totals. Checks every file
@@ -486,13 +494,15 @@ pub fn run(cli: Cli) -> Result<()> {
             threads,
             quiet,
             pack,
+            without_rule,
         } => {
             set_threads(threads)?;
             let selection = match unit {
                 Some(sector) => morris::Selection::Unit(sector),
                 None => selection.selection(),
             };
-            run_solve(out, &db.db, selection, pack.as_deref(), quiet, explicit)
+            let folders = (pack.as_deref(), without_rule.as_deref());
+            run_solve(out, &db.db, selection, folders, quiet, explicit)
         }
         Command::Probe {
             dbs,
@@ -568,7 +578,7 @@ fn run_solve(
     out: &mut dyn Write,
     db: &Path,
     selection: morris::Selection,
-    pack: Option<&Path>,
+    (pack, without_rule): (Option<&Path>, Option<&Path>),
     quiet: bool,
     explicit: Rules,
 ) -> Result<()> {
@@ -583,7 +593,7 @@ fn run_solve(
         Some(v) => v,
         None => folder_variant(db)?.unwrap_or(explicit.without_folder()?),
     };
-    solve::solve(out, variant, db, selection, pack, quiet)
+    solve::solve(out, variant, db, selection, (pack, without_rule), quiet)
 }
 
 /// Whether two paths name one folder: the same path once `.` parts are

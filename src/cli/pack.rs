@@ -35,7 +35,7 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
             source.dir().display()
         );
     }
-    let packed = Tablebase::create_packed(target, variant, encoding)?;
+    let packed = Tablebase::create_packed(target, variant, encoding)?.marking_draws_like(source)?;
     let sectors = sector_files(source.dir())?;
     writeln!(
         out,

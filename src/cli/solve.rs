@@ -206,7 +206,7 @@ pub fn solve(
     variant: &'static Variant,
     db: &Path,
     selection: Selection,
-    pack: Option<&Path>,
+    (pack, without_rule): (Option<&Path>, Option<&Path>),
     quiet: bool,
 ) -> Result<()> {
     let reporter = Reporter::new(quiet);
@@ -215,6 +215,7 @@ pub fn solve(
         variant,
         selection: selection.clone(),
         pack: pack.map(Path::to_path_buf),
+        without_rule: without_rule.map(Path::to_path_buf),
     };
     let summary = morris::solve(&options, &|e| reporter.event(e))?;
     reporter.total.finish_and_clear();

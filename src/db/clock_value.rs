@@ -104,14 +104,42 @@ impl ClockValue {
     }
 
     /// The value of a stored byte under the rule of `n` plies; `None` for a
-    /// byte no such value has (a damaged file).
+    /// byte no such value has (a damaged file). A marked draw is a draw.
     pub fn from_byte(byte: u8, n: u8) -> Option<ClockValue> {
         let value = match byte {
-            DRAW_BYTE => return Some(ClockValue::Draw),
+            DRAW_BYTE | CURSED_WIN_BYTE | BLESSED_LOSS_BYTE => return Some(ClockValue::Draw),
             b if b % 2 == 1 => ClockValue::Win(b / 2 + 1),
             b => ClockValue::Loss(b / 2),
         };
         (value.plies()? <= n).then_some(value)
+    }
+}
+
+/// A draw under the rule with a fresh counter that is a win without the
+/// rule: a cursed win, in a folder solved with the folder without the rule
+/// beside it (a byte no value under a rule of at most 126 plies takes).
+pub const CURSED_WIN_BYTE: u8 = 253;
+/// Likewise a draw that is a loss without the rule: a blessed loss.
+pub const BLESSED_LOSS_BYTE: u8 = 254;
+
+/// The byte of a fresh draw whose value without the rule is `plain`.
+pub fn marked_draw_byte(plain: Wdl) -> u8 {
+    match plain {
+        Wdl::Win => CURSED_WIN_BYTE,
+        Wdl::Loss => BLESSED_LOSS_BYTE,
+        Wdl::Draw => DRAW_BYTE,
+    }
+}
+
+/// The value without the rule of a fresh draw's byte in a marked folder:
+/// a win, a loss, or a draw for the plain draw byte; `None` for a byte
+/// that is not a draw.
+pub fn marked_plain(byte: u8) -> Option<Wdl> {
+    match byte {
+        CURSED_WIN_BYTE => Some(Wdl::Win),
+        BLESSED_LOSS_BYTE => Some(Wdl::Loss),
+        DRAW_BYTE => Some(Wdl::Draw),
+        _ => None,
     }
 }
 
@@ -145,6 +173,13 @@ mod tests {
             ClockValue::from_byte(ClockValue::Win(11).to_byte(), 10),
             None
         );
+        // The marks are draws under the rule, and no other value's byte.
+        for plain in [Wdl::Win, Wdl::Loss, Wdl::Draw] {
+            let byte = marked_draw_byte(plain);
+            assert_eq!(ClockValue::from_byte(byte, n), Some(ClockValue::Draw));
+            assert_eq!(marked_plain(byte), Some(plain));
+            assert!(byte == DRAW_BYTE || !seen.contains(&byte), "{byte}");
+        }
     }
 
     #[test]

@@ -17,14 +17,17 @@ pub use answers::chances::{Ranking, chances_order, is_error, rank};
 pub use answers::stats::SectorStats;
 pub use answers::tablebase::Tablebase;
 pub use answers::ultra_keys::{NOT_DRAWN, SectorScore, ULTRA_DIR, Ultra};
-pub use clock_value::ClockValue;
+pub(crate) use clock_value::marked_draw_byte;
+pub use clock_value::{BLESSED_LOSS_BYTE, CURSED_WIN_BYTE, ClockValue};
 pub use error::{
     ErrorKind, FileError, FileKind, JobSize, ProbeError, SOLVE_RATE_TWO_CORES, estimated_time,
 };
 pub use files::encoding::Encoding;
 pub use files::encoding::Storage;
 pub(crate) use files::folder::remove_stale_temp_files;
-pub use files::folder::{MANIFEST, folder_storage, folder_variant, sector_files};
+pub use files::folder::{
+    MANIFEST, folder_marks_draws, folder_storage, folder_variant, sector_files,
+};
 pub use files::header::Header;
 pub use files::index_file::{StoredIndex, index_file_name, is_current_index, write_stored_index};
 pub use files::pack_write::{same_values, write_packed, write_packed_in_blocks};
@@ -32,7 +35,7 @@ pub(crate) use files::packed::NOT_LOST;
 pub use files::packed::{PACKED_BLOCK_BYTES_BITS, SMALLEST_BLOCK_BYTES_BITS, Wins};
 pub(crate) use files::sector_file::write_sector;
 pub use files::sector_file::{SectorFile, file_name, raw_file_len};
-pub(crate) use value::ESCAPE_BYTE;
+pub(crate) use value::{DRAW_BYTE, ESCAPE_BYTE};
 pub use value::{Fold, LossMark, Value, Wdl};
 
 /// What the tests and the measurement programs use to write files by hand

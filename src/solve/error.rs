@@ -41,6 +41,12 @@ pub enum SolveError {
     },
     #[error("position {position}: {what} (the finished sectors changed during the solve?)")]
     Inconsistent { position: String, what: String },
+    #[error(
+        "marking draws with their values without the move-count rule needs a solve under the rule; {variant} has none"
+    )]
+    MarksWithoutRule { variant: String },
+    #[error("{}", marks_mismatch(dir, *marked))]
+    MarksMismatch { dir: PathBuf, marked: bool },
     #[error("cannot take the lock {}", path.display())]
     Lock {
         path: PathBuf,
@@ -61,6 +67,9 @@ impl SolveError {
                 ErrorKind::BadInput
             }
             SolveError::UnitNeedsSectors { .. } => ErrorKind::MissingData,
+            SolveError::MarksMismatch { .. } | SolveError::MarksWithoutRule { .. } => {
+                ErrorKind::Usage
+            }
             SolveError::MissingDependency { source, .. } | SolveError::Probe(source) => {
                 source.kind()
             }
@@ -70,5 +79,19 @@ impl SolveError {
             | SolveError::Inconsistent { .. }
             | SolveError::Lock { .. } => ErrorKind::DamagedData,
         }
+    }
+}
+
+fn marks_mismatch(dir: &std::path::Path, marked: bool) -> String {
+    if marked {
+        format!(
+            "{} marks its draws with their values without the move-count rule: its other sectors need the folder without the rule too",
+            dir.display()
+        )
+    } else {
+        format!(
+            "{} holds sectors whose draws are not marked: marking only the new ones would mix the two (solve into a new folder)",
+            dir.display()
+        )
     }
 }

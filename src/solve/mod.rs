@@ -9,6 +9,7 @@ mod error;
 mod exits;
 mod initial;
 mod lock;
+mod marks;
 mod mill_clock;
 mod pack_along;
 mod placement;

@@ -38,7 +38,8 @@ impl<'a> PackAlong<'a> {
         graph: &SectorGraph,
     ) -> Result<Self, SolveError> {
         let encoding = Encoding::packed(raw.variant(), false, false);
-        let packed = Tablebase::create_packed(dir, raw.variant(), encoding)?;
+        let packed =
+            Tablebase::create_packed(dir, raw.variant(), encoding)?.marking_draws_like(raw)?;
         remove_stale_temp_files(dir, &[]);
         let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
         for s in graph.sectors() {

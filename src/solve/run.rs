@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use super::cells::SolvedSector;
 use super::error::SolveError;
 use super::lock::UnitLock;
+use super::marks;
 use super::mill_clock::solve_unit_under_rule;
 use super::pack_along::PackAlong;
 use super::placement::{Distances, MillClock, is_placement_unit, solve_placement};
@@ -115,6 +116,10 @@ pub struct SolveOptions {
     /// Pack into this folder each sector that no unsolved unit reads any
     /// more, removing its raw file once the packed one is checked.
     pub pack: Option<PathBuf>,
+    /// Under the move-count rule, the same variant's folder without the
+    /// rule: each fresh draw that is a win or a loss there is written as a
+    /// cursed win or a blessed loss, so the folder alone tells them apart.
+    pub without_rule: Option<PathBuf>,
 }
 
 /// What the solve reports as it goes; the binary draws it.
@@ -193,8 +198,7 @@ pub fn solve(
     let graph = SectorGraph::reachable(variant);
     let units = options.selection.units(variant, &graph)?;
     // The folder is made only now that there is something to write in it.
-    let made_here = !options.db.exists();
-    let tablebase = Tablebase::create(&options.db, variant)?;
+    let (tablebase, made_here) = open_folder(options)?;
     remove_stale_temp_files(&options.db, &[]);
     let size = |s: &SectorKey| {
         SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
@@ -269,7 +273,11 @@ pub fn solve(
         })?;
         for sector in &solved {
             if !tablebase.has_sector(sector.sector) {
-                write(&tablebase, variant, sector)?;
+                let marks = match tablebase.marks_draws() {
+                    true => marks::marks(&tablebase, sector)?,
+                    false => Vec::new(),
+                };
+                write(&tablebase, variant, sector, &marks)?;
             }
         }
         let elapsed = unit_start.elapsed();
@@ -299,6 +307,20 @@ pub fn solve(
     }
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// The folder a solve writes and whether this solve made it (see
+/// [`marks::create_folder`]); one made here is removed again if refused.
+fn open_folder(options: &SolveOptions) -> Result<(Tablebase, bool), SolveError> {
+    let made_here = !options.db.exists();
+    let without_rule = options.without_rule.as_deref();
+    let tablebase =
+        marks::create_folder(&options.db, options.variant, without_rule).inspect_err(|_| {
+            if made_here {
+                remove_empty_folder(&options.db);
+            }
+        })?;
+    Ok((tablebase, made_here))
 }
 
 /// Under `--pack`, the packed folder beside the raw one; a refused one
@@ -403,10 +425,13 @@ fn solve_one_unit(
     }
 }
 
+/// Writes a solved sector's file, with the `marks` of its draws (index and
+/// byte, in index order) under the move-count rule.
 fn write(
     tablebase: &Tablebase,
     variant: &Variant,
     sector: &SolvedSector,
+    marks: &[(u64, u8)],
 ) -> Result<(), SolveError> {
     let positions = sector.len();
     let byte = |i| match variant.n_move {
@@ -420,6 +445,7 @@ fn write(
         .map(|i| (i, sector.value(i).plies().unwrap_or(0) as u32))
         .collect();
     let mut bytes = vec![0u8; 1 << 20];
+    let mut marks = marks.iter().peekable();
     write_sector(
         tablebase.dir(),
         Header::new(variant, sector.sector, positions),
@@ -428,7 +454,10 @@ fn write(
             while start < positions {
                 let end = (start + bytes.len() as u64).min(positions);
                 for i in start..end {
-                    bytes[(i - start) as usize] = byte(i);
+                    bytes[(i - start) as usize] = match marks.next_if(|(at, _)| *at == i) {
+                        Some(&(_, mark)) => mark,
+                        None => byte(i),
+                    };
                 }
                 sink(&bytes[..(end - start) as usize])?;
                 start = end;

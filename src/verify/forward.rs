@@ -638,6 +638,7 @@ mod tests {
                 variant,
                 selection: Selection::Sectors(sectors.clone()),
                 pack: None,
+                without_rule: None,
             };
             solve(&options, &|_| {}).unwrap();
             let (mut checked, mut with_hand) = (0u64, 0u64);

@@ -492,8 +492,34 @@ fn compare_categories(
     let (ruled_dir, plain_dir) = (dir.path().join("ruled"), dir.path().join("plain"));
     let ruled = variant.with_n_move(n).unwrap();
     solve_into(&ruled_dir, ruled, selection.clone());
-    solve_into(&plain_dir, variant, selection);
+    solve_into(&plain_dir, variant, selection.clone());
+    // Solved again with the folder without the rule beside it: its draws
+    // are marked, and it answers alone, as do its packed copies (`pack`,
+    // and packed as the solve goes).
+    let at = |name: &str| dir.path().join(name);
+    for (name, pack) in [("marked", None), ("marked-raw", Some(at("marked-along")))] {
+        let options = morris::SolveOptions {
+            db: at(name),
+            variant: ruled,
+            selection: selection.clone(),
+            pack,
+            without_rule: Some(plain_dir.clone()),
+        };
+        morris::solve(&options, &|_| {}).unwrap();
+    }
+    let (raw, packed) = (at("marked"), at("marked-packed"));
+    morris(&[
+        "pack",
+        "--db",
+        raw.to_str().unwrap(),
+        "--out",
+        packed.to_str().unwrap(),
+    ]);
+    let marked = ["marked", "marked-packed", "marked-along"]
+        .map(|name| Tablebase::open(&at(name), ruled).unwrap());
+    assert!(marked.iter().all(|tb| tb.marks_draws()));
     let alone = Tablebase::open(&ruled_dir, ruled).unwrap();
+    assert!(!alone.marks_draws());
     let tb = Tablebase::open(&ruled_dir, ruled)
         .unwrap()
         .with_folder_without_rule(Tablebase::open(&plain_dir, variant).unwrap())
@@ -523,6 +549,14 @@ fn compare_categories(
                         tb.stored_value(&pos, c).unwrap().category()
                     };
                     ensure_eq!(got, want, "{at} at counter {c}");
+                    for tb in &marked {
+                        let marked = if c == 0 {
+                            tb.answer_value(&pos, c).unwrap().value.category
+                        } else {
+                            tb.stored_value(&pos, c).unwrap().category()
+                        };
+                        ensure_eq!(marked, want, "{at} at counter {c}, marked");
+                    }
                     // Without the folder without the rule, a fresh draw
                     // reads a plain draw.
                     if fresh_draw {
@@ -582,6 +616,24 @@ fn cursed_wins_and_blessed_losses_equal_the_naive_solvers_on_six() {
         text.contains("draw (cursed-win: a win without the move-count rule)"),
         "{text}"
     );
+    // A folder solved with its draws marked says the same alone.
+    let marked = dir.path().join("marked");
+    let marked = marked.to_str().unwrap();
+    let alone: Json =
+        serde_json::from_str(&morris(&["probe", "--db", marked, "--json", at])).unwrap();
+    assert_eq!(
+        (&alone["category"], &alone["fresh"]["category"]),
+        (&with["category"], &with["fresh"]["category"])
+    );
+    // A folder is marked whole or not at all: a marked one is not solved on
+    // without the folder without the rule, an unmarked one not with it.
+    let err = crate::first_use::fails(&["solve", "--db", marked, "--all"], 2);
+    assert!(err.contains("marks its draws"), "{err}");
+    let err = crate::first_use::fails(
+        &["solve", "--db", ruled, "--all", "--without-rule", plain],
+        2,
+    );
+    assert!(err.contains("not marked"), "{err}");
 }
 
 /// Standard 3 v 3 under a rule of 10 plies: a minute and 1.5 GB for the

@@ -173,6 +173,7 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
                 variant,
                 selection: Selection::MaxMen(6),
                 pack: None,
+                without_rule: None,
             },
             &|_| {},
         )

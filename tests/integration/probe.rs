@@ -24,6 +24,7 @@ fn solve_six(dir: &std::path::Path) {
             variant: six(),
             selection: Selection::All,
             pack: None,
+            without_rule: None,
         },
         &|_| {},
     )

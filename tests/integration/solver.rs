@@ -23,6 +23,7 @@ pub fn solve_into(dir: &Path, variant: &'static Variant, selection: Selection) {
             variant,
             selection,
             pack: None,
+            without_rule: None,
         },
         &|_| {},
     )
@@ -346,6 +347,7 @@ fn a_folder_of_another_variant_is_refused() {
             variant: Variant::standard(),
             selection: Selection::MaxMen(6),
             pack: None,
+            without_rule: None,
         },
         &|_| {},
     )

@@ -12,3 +12,4 @@ pub(crate) mod tablebase;
 pub(crate) mod thread_sectors;
 pub(crate) mod ultra;
 pub(crate) mod ultra_keys;
+pub(crate) mod without_rule;

@@ -12,7 +12,9 @@ use super::thread_sectors::{THREAD_SECTORS, ThreadSectors, thread_slot};
 use crate::db::clock_value::ClockValue;
 use crate::db::error::{FileError, JobSize, ProbeError};
 use crate::db::files::encoding::{Encoding, Storage};
-use crate::db::files::folder::{folder_storage, folder_variant, has_sector_files, write_manifest};
+use crate::db::files::folder::{
+    folder_marks_draws, folder_storage, folder_variant, has_sector_files, write_manifest,
+};
 use crate::db::files::header::Header;
 use crate::db::files::index_file::{StoredIndex, first_checksum_at, index_file_name};
 use crate::db::files::mapped::read_ahead;
@@ -41,7 +43,10 @@ pub struct Tablebase {
     keep_decoded: bool,
     /// Under the move-count rule, the same variant's folder without it:
     /// tells a true draw from a cursed win or blessed loss.
-    without_rule: Option<Box<Tablebase>>,
+    pub(super) without_rule: Option<Box<Tablebase>>,
+    /// Under the move-count rule, the fresh draws say what they are without
+    /// the rule (the folder was solved with that folder beside it).
+    pub(super) marked_draws: bool,
     /// Per thread of the pool (and one for every other thread), the sectors
     /// it has probed: a probe finds its file without the shared map's lock
     /// and reference counts, which the threads would pass between their
@@ -133,6 +138,7 @@ impl Tablebase {
             wdl_only: folder_storage(dir) == Storage::PackedWdl,
             keep_decoded: false,
             without_rule: None,
+            marked_draws: folder_marks_draws(dir),
             by_thread: (0..THREAD_SECTORS)
                 .map(|_| ThreadSectors::default())
                 .collect(),
@@ -210,42 +216,6 @@ impl Tablebase {
 
     pub fn dir(&self) -> &Path {
         &self.dir
-    }
-
-    /// Reads, beside this folder under the move-count rule, `plain`: a
-    /// folder of the same variant without the rule (full or win/draw/loss
-    /// only), so that answers tell a position the rule draws but that is a
-    /// win or loss without it (`cursed-win`, `blessed-loss`) from a true
-    /// draw at every counter, a fresh one included.
-    ///
-    /// # Errors
-    /// This folder has no rule, or `plain` is of another variant or has one.
-    pub fn with_folder_without_rule(mut self, plain: Tablebase) -> Result<Tablebase, ProbeError> {
-        if self.variant.n_move.is_none() {
-            return Err(ProbeError::RuleMismatch {
-                dir: self.dir.clone(),
-                has_rule: false,
-            });
-        }
-        if plain.variant.n_move.is_some() || plain.variant.name != self.variant.name {
-            let without_rule = Variant::by_name(self.variant.name).unwrap_or(self.variant);
-            return Err(ProbeError::wrong_variant(
-                &plain.dir,
-                plain.variant,
-                without_rule,
-            ));
-        }
-        self.without_rule = Some(Box::new(plain));
-        Ok(self)
-    }
-
-    /// The value without the move-count rule, where a folder without it
-    /// was given ([`Tablebase::with_folder_without_rule`]).
-    pub(crate) fn plain_wdl(&self, pos: &Position) -> Result<Option<Wdl>, ProbeError> {
-        self.without_rule
-            .as_ref()
-            .map(|plain| plain.wdl_of_checked(pos))
-            .transpose()
     }
 
     /// Whether the folder holds win/draw/loss only (`morris pack --wdl`):
@@ -704,7 +674,7 @@ impl Tablebase {
     /// side to move (lost or, on Morabaraba's full board, drawn), or a
     /// file's index. `f` must not probe this tablebase (see
     /// [`Tablebase::with_mapped`]).
-    fn with_located<R>(
+    pub(super) fn with_located<R>(
         &self,
         pos: &Position,
         f: impl FnOnce(Located<'_>) -> Result<R, ProbeError>,
@@ -752,7 +722,7 @@ impl Tablebase {
 }
 
 /// See [`Tablebase::with_located`].
-enum Located<'a> {
+pub(super) enum Located<'a> {
     Over(Outcome),
     At(SectorKey, &'a SectorFile, u64),
 }

@@ -73,6 +73,34 @@ pub fn folder_storage(dir: &Path) -> Storage {
         .unwrap_or(Storage::Raw)
 }
 
+/// The manifest line of a folder under the move-count rule whose fresh
+/// draws say what they are without the rule (`CURSED_WIN_BYTE`,
+/// `BLESSED_LOSS_BYTE`): solved with the folder without the rule beside it.
+const MARKED_DRAWS_LINE: &str = "draws marked";
+
+/// Whether the folder's manifest says its draws are marked.
+pub fn folder_marks_draws(dir: &Path) -> bool {
+    fs::read_to_string(dir.join(MANIFEST))
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.trim() == MARKED_DRAWS_LINE)
+}
+
+/// Adds the marked draws' line to the folder's manifest.
+pub(crate) fn mark_draws_in_manifest(dir: &Path) -> Result<(), FileError> {
+    if folder_marks_draws(dir) {
+        return Ok(());
+    }
+    let path = dir.join(MANIFEST);
+    let mut text = fs::read_to_string(&path).map_err(FileError::read(&path))?;
+    text.push_str(MARKED_DRAWS_LINE);
+    text.push('\n');
+    write_atomically(&path, |mut file| {
+        std::io::Write::write_all(&mut file, text.as_bytes())?;
+        Ok(file)
+    })
+}
+
 /// Writes the manifest of a new folder for `variant`, of files of the kind
 /// `storage` says.
 pub(crate) fn write_manifest(

@@ -11,7 +11,7 @@ use super::header::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap};
 use super::packed::{NOT_LOST, PackedBody, Wins};
 use super::predictor::{Model, cell};
-use crate::db::clock_value::ClockValue;
+use crate::db::clock_value::{ClockValue, marked_plain};
 use crate::db::error::FileError;
 use crate::db::value::{ESCAPE_BYTE, LossMark, Value, Wdl};
 use crate::index::SectorKey;
@@ -494,6 +494,16 @@ impl SectorFile {
                 format!("index {index} holds {byte}, which is no value under a rule of {n} plies"),
             )
         })
+    }
+
+    /// The value without the rule of a fresh draw at `index` of a file of
+    /// a marked folder (bytes 253 and 254, then 255 a true draw); `None`
+    /// where the position is not a fresh draw.
+    ///
+    /// # Errors
+    /// As [`SectorFile::byte`].
+    pub fn marked_plain(&self, index: u64) -> Result<Option<Wdl>, FileError> {
+        Ok(marked_plain(self.byte(index)?))
     }
 
     fn overflow_value(&self, index: u64) -> Result<Value, FileError> {
