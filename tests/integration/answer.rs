@@ -515,8 +515,16 @@ fn compare_categories(
         "--out",
         packed.to_str().unwrap(),
     ]);
-    let marked = ["marked", "marked-packed", "marked-along"]
-        .map(|name| Tablebase::open(&at(name), ruled).unwrap());
+    // Packing along packs a sector once no unit still to solve reads it: a
+    // selection short of the whole game leaves some unpacked.
+    let sectors_in = |name: &str| morris::db::sector_files(&at(name)).unwrap();
+    let along_whole = sectors_in("marked-along") == sectors_in("marked");
+    assert_eq!(along_whole, matches!(selection, Selection::All));
+    let marked: Vec<Tablebase> = ["marked", "marked-packed", "marked-along"]
+        .iter()
+        .filter(|name| along_whole || **name != "marked-along")
+        .map(|name| Tablebase::open(&at(name), ruled).unwrap())
+        .collect();
     assert!(marked.iter().all(|tb| tb.marks_draws()));
     let alone = Tablebase::open(&ruled_dir, ruled).unwrap();
     assert!(!alone.marks_draws());
