@@ -181,7 +181,7 @@ pub fn batch(
                                 position: &text,
                                 error: format!("{e:#}"),
                             })
-                            .unwrap_or_default()
+                            .expect("a struct of strings serialises")
                         } else {
                             format!("{text}\terror: {e:#}")
                         };

@@ -61,7 +61,8 @@ fn folder_without_rule(
     match without_rule {
         None if marked => Err(mismatch(true)),
         None => Ok(None),
-        Some(_) if !marked && db.exists() && !sector_files(db).unwrap_or_default().is_empty() => {
+        // A folder not made yet lists no sectors.
+        Some(_) if !marked && !sector_files(db).unwrap_or_default().is_empty() => {
             Err(mismatch(false))
         }
         Some(dir) => Ok(Some(Tablebase::open_folder(dir)?)),

@@ -95,10 +95,7 @@ pub(crate) fn mark_draws_in_manifest(dir: &Path) -> Result<(), FileError> {
     let mut text = fs::read_to_string(&path).map_err(FileError::read(&path))?;
     text.push_str(MARKED_DRAWS_LINE);
     text.push('\n');
-    write_atomically(&path, |mut file| {
-        std::io::Write::write_all(&mut file, text.as_bytes())?;
-        Ok(file)
-    })
+    write_manifest_text(dir, &text)
 }
 
 /// Writes the manifest of a new folder for `variant`, of files of the kind
@@ -117,6 +114,11 @@ pub(crate) fn write_manifest(
         text.push_str(line);
         text.push('\n');
     }
+    write_manifest_text(dir, &text)
+}
+
+/// Writes the manifest's text whole, under a temporary name first.
+fn write_manifest_text(dir: &Path, text: &str) -> Result<(), FileError> {
     write_atomically(&dir.join(MANIFEST), |mut file| {
         std::io::Write::write_all(&mut file, text.as_bytes())?;
         Ok(file)
