@@ -48,6 +48,7 @@ pub mod internals {
     pub use super::answers::thread_sectors::thread_slot;
     pub use super::files::header::{HEADER_LEN, Header};
     pub use super::files::pack_write::write_packed_choosing;
+    pub use super::files::pair_code::PairCode;
     pub use super::files::predictor;
     pub use super::files::sector_file::write_sector;
     pub use super::value::{DRAW_BYTE, ESCAPE_BYTE};
