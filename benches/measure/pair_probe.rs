@@ -1,7 +1,8 @@
-//! A pair grammar with Huffman codes in small blocks (`PairCode`, after
-//! Syzygy's tables) on whole sectors of a raw folder: bits per position
-//! and the time to read one value at random, for the full values (the
-//! value bytes) and for the two-bit win/draw/loss codes, by block size.
+//! A pair grammar with Huffman codes in 64-byte chunks (`PairCode`, after
+//! Syzygy's tables, as `pack --pairs` writes it) on whole sectors of a raw
+//! folder, in memory: bits per position and the time to read one value at
+//! random, for the full values (the value bytes) and for the two-bit
+//! win/draw/loss codes.
 //! Compare with what `pack --plain --block-bytes 512` and `pack --plain
 //! --wdl --block-bytes 512` write for the same sectors. A measurement for
 //! docs/PERFORMANCE.md, not part of the format:
@@ -11,7 +12,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use morris::db::internals::PairCode;
+use morris::db::internals::{MAX_BLOCK_LEN, PairCode};
 use morris::db::{SectorFile, Value, Wdl, file_name};
 use morris::index::SectorKey;
 
@@ -21,11 +22,6 @@ fn main() {
     // `cargo bench` adds `--bench`.
     let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
     let dir = Path::new(&args[1]);
-    let block_sizes: Vec<usize> = std::env::var("BLOCKS")
-        .unwrap_or_else(|_| "32,64,128".into())
-        .split(',')
-        .map(|b| b.parse().unwrap())
-        .collect();
     let max_symbols: usize = std::env::var("SYMBOLS").map_or(4096, |s| s.parse().unwrap());
     for sector in &args[2..] {
         let key: SectorKey = sector.parse().unwrap();
@@ -35,9 +31,9 @@ fn main() {
             |i: usize| Value::from_byte(bytes[i]).unwrap_or_else(|| file.value(i as u64).unwrap());
         let wdl: Vec<u8> = (0..bytes.len()).map(|i| Wdl::of(value(i)).code()).collect();
         for (what, values) in [("full", bytes), ("wdl", &wdl[..])] {
-            for &block in &block_sizes {
+            {
                 let started = Instant::now();
-                let code = PairCode::with_symbols(values, block, max_symbols);
+                let code = PairCode::new(values, MAX_BLOCK_LEN, max_symbols);
                 let built = started.elapsed().as_secs_f64();
                 let positions = values.len() as u64;
                 // Random positions by a fixed LCG; every read checked.
@@ -52,16 +48,15 @@ fn main() {
                 let started = Instant::now();
                 let mut wrong = 0u64;
                 for &p in &wanted {
-                    wrong += (code.get(p) != values[p as usize]) as u64;
+                    wrong += (code.get(p as usize) != values[p as usize]) as u64;
                 }
                 let per = started.elapsed().as_secs_f64() / PROBES as f64;
                 assert_eq!(wrong, 0, "{sector} {what}: wrong values");
                 println!(
-                    "{sector} {what} {block} B: {:.4} bits/position ({} bytes, {} symbols, {} blocks), {:.0} ns a read, built in {:.1} s",
+                    "{sector} {what}: {:.4} bits/position ({} bytes, {} symbols), {:.0} ns a read, built in {:.1} s",
                     code.stored_bytes() as f64 * 8.0 / positions as f64,
                     code.stored_bytes(),
-                    code.symbols(),
-                    code.block_count(),
+                    code.grammar().symbols(),
                     per * 1e9,
                     built
                 );

@@ -387,6 +387,13 @@ pub struct PackHow {
     /// compressed with a dictionary the file stores, where that pays.
     #[arg(long, value_name = "BYTES", default_value_t = 16384, value_parser = block_bytes)]
     pub block_bytes: u32,
+    /// Code the blocks with a pair grammar and Huffman codes (format 4,
+    /// after Syzygy's tables) instead of zstd: a probe reads its value
+    /// from one 64-byte chunk, no block decoded. With --plain, about a
+    /// quarter smaller than --block-bytes 512 and read in half the time;
+    /// larger than the default blocks. Not with --block-bytes.
+    #[arg(long, conflicts_with = "block_bytes")]
+    pub pairs: bool,
 }
 
 /// The names `--variant` takes.

@@ -1,4 +1,5 @@
-//! `pack`: a packed copy of a solved folder (format 3: zstd blocks), every
+//! `pack`: a packed copy of a solved folder (format 3: zstd blocks, or 4:
+//! pair-coded blocks), every
 //! value or win/draw/loss only, the losses or plain, with the size of each
 //! sector and of all. Resumable: sectors already packed (their file opens
 //! as the encoding asked for and passes its header's checks) are kept.
@@ -13,13 +14,18 @@ use morris::Tablebase;
 
 use super::PackHow;
 use morris::db::{
-    Encoding, PACKED_BLOCK_BYTES_BITS, SectorFile, file_name, folder_storage, index_file_name,
-    same_values, sector_files, write_packed_in_blocks,
+    Coder, Encoding, PACKED_BLOCK_BYTES_BITS, PAIR_BLOCK_BITS, SectorFile, file_name,
+    folder_storage, index_file_name, same_values, sector_files, write_packed_in_blocks,
 };
 
 pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHow) -> Result<()> {
     let (wdl_only, plain) = (how.wdl, how.plain);
     let block_bytes_bits = how.block_bytes.trailing_zeros();
+    let coder = if how.pairs {
+        Coder::Pairs
+    } else {
+        Coder::Zstd { block_bytes_bits }
+    };
     let started = Instant::now();
     let variant = source.variant();
     let encoding = Encoding::packed(variant, wdl_only, plain);
@@ -46,14 +52,20 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
     for &sector in &sectors {
         let raw = source.sector(sector)?;
         let path = target.join(file_name(sector));
-        let block_bits = encoding.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS;
+        let block_bits = match coder {
+            Coder::Pairs => PAIR_BLOCK_BITS,
+            Coder::Zstd { .. } => {
+                encoding.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS
+            }
+        };
         let done = SectorFile::open(&path, false).is_ok_and(|f| {
             f.is_packed()
                 && f.header.encoding().as_requested() == encoding
                 && f.header.block_bits() == block_bits
+                && f.header.is_pair_coded() == how.pairs
         });
         if !done {
-            write_packed_in_blocks(target, &raw, encoding, variant, block_bytes_bits)?;
+            write_packed_in_blocks(target, &raw, encoding, variant, coder)?;
             // Lossless, checked: every value read back equals the raw one.
             same_values(&raw, &SectorFile::open(&path, false)?, variant)?;
         }

@@ -22,8 +22,8 @@ pub use clock_value::{BLESSED_LOSS_BYTE, CURSED_WIN_BYTE, ClockValue};
 pub use error::{
     ErrorKind, FileError, FileKind, JobSize, ProbeError, SOLVE_RATE_TWO_CORES, estimated_time,
 };
-pub use files::encoding::Encoding;
 pub use files::encoding::Storage;
+pub use files::encoding::{Coder, Encoding, PAIR_BLOCK_BITS};
 pub(crate) use files::folder::remove_stale_temp_files;
 pub use files::folder::{
     MANIFEST, folder_marks_draws, folder_storage, folder_variant, sector_files,
@@ -48,7 +48,7 @@ pub mod internals {
     pub use super::answers::thread_sectors::thread_slot;
     pub use super::files::header::{HEADER_LEN, Header};
     pub use super::files::pack_write::write_packed_choosing;
-    pub use super::files::pair_code::PairCode;
+    pub use super::files::pair_code::{Grammar, MAX_BLOCK_LEN, PairCode};
     pub use super::files::predictor;
     pub use super::files::sector_file::write_sector;
     pub use super::value::{DRAW_BYTE, ESCAPE_BYTE};

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use morris::db::internals::write_packed_choosing;
 use morris::db::{
-    Encoding, LossMark, PACKED_BLOCK_BYTES_BITS, SectorFile, same_values, sector_files,
+    Coder, Encoding, LossMark, PACKED_BLOCK_BYTES_BITS, SectorFile, same_values, sector_files,
 };
 use morris::index::{SectorIndex, SectorKey};
 use morris::{Selection, Tablebase, Value, Variant, Wdl};
@@ -200,6 +200,85 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
     }
 }
 
+/// Pair-coded folders (`pack --pairs`, format 4) of the plain values, the
+/// plain win/draw/loss codes and the losses: every code of every sector of
+/// six and of standard up to 6 men the same as the raw folder's, read one
+/// by one and decoded whole (`same_values`), the statistics the same, and
+/// `verify` passes on each folder. Packing again keeps the files; packing
+/// into the folder with zstd blocks is refused as another packing would be.
+#[test]
+fn pair_coded_folders_hold_the_same_values() {
+    for (name, selection) in [("six", Selection::All), ("standard", Selection::MaxMen(6))] {
+        let variant = Variant::by_name(name).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let raw = dir.path().join("raw");
+        solve_into(&raw, variant, selection);
+        let a = Tablebase::open(&raw, variant).unwrap();
+        for (packing, flags) in [
+            (Encoding::PackedPlies, &["--plain", "--pairs"][..]),
+            (Encoding::PackedWdl, &["--plain", "--wdl", "--pairs"]),
+            (Encoding::PackedLosses, &["--pairs"]),
+        ] {
+            let packed = dir.path().join(format!("{packing:?}"));
+            pack_folder_as(&raw, &packed, flags);
+            let b = Tablebase::open_folder(&packed).unwrap();
+            for sector in sector_files(&raw).unwrap() {
+                let (fa, fb) = (a.sector(sector).unwrap(), b.sector(sector).unwrap());
+                assert!(fb.header.is_pair_coded() && fb.header.encoding() == packing);
+                fb.verify_checksum().unwrap();
+                same_values(&fa, &fb, variant).unwrap();
+                let index = SectorIndex::of(
+                    variant.board,
+                    sector.us_board as usize,
+                    sector.them_board as usize,
+                );
+                for i in 0..fa.header.positions() {
+                    let value = fa.value(i).unwrap();
+                    match packing {
+                        Encoding::PackedPlies => {
+                            assert_eq!(fb.value(i).unwrap(), value, "{name} {sector} {i}")
+                        }
+                        Encoding::PackedWdl => {
+                            assert_eq!(fb.wdl(i).unwrap(), Wdl::of(value), "{name} {sector} {i}")
+                        }
+                        _ => {
+                            let pos = index.position(i, sector.us_hand, sector.them_hand);
+                            let lost = match value {
+                                Value::Loss(n) => LossMark::Lost(Some(n)),
+                                _ => LossMark::NotLost,
+                            };
+                            let mark = fb.loss_mark(i, &pos, variant).unwrap();
+                            assert_eq!(mark, lost, "{name} {sector} {i}");
+                        }
+                    }
+                }
+                let stats = |t: &Tablebase| {
+                    let s = t.sector_stats(sector).unwrap();
+                    (s.wins, s.losses, s.draws)
+                };
+                assert_eq!(stats(&a), stats(&b), "{name} {sector}");
+            }
+            let mut args = vec!["verify", "--db", packed.to_str().unwrap()];
+            if packing == Encoding::PackedLosses && name == "standard" {
+                args.extend(["--sample", "2000"]);
+            }
+            let verify = morris_in(&args);
+            assert!(
+                verify.status.success(),
+                "{}",
+                String::from_utf8_lossy(&verify.stderr)
+            );
+            // Packing again keeps the files as they are.
+            let before =
+                std::fs::read(packed.join(morris::db::file_name(SectorKey::movement(3, 3))));
+            pack_folder_as(&raw, &packed, flags);
+            let after =
+                std::fs::read(packed.join(morris::db::file_name(SectorKey::movement(3, 3))));
+            assert_eq!(before.unwrap(), after.unwrap());
+        }
+    }
+}
+
 /// A win/draw/loss-only folder through the binary: values without plies,
 /// said so; moves ordered by value; no line; stats without the longest.
 #[test]
@@ -313,60 +392,55 @@ fn a_win_draw_loss_folder_answers_without_plies() {
 }
 
 /// A packed file, in full or win/draw/loss only, truncated, with a byte
-/// flipped in its header, block table or compressed blocks, or replaced by
-/// garbage: errors or right values, never a wrong value or a panic. The
-/// four packings in their default blocks here; predicted loss bits and
-/// small blocks in `scripts/oracle.sh`.
+/// flipped in its header, block table, pair grammar or compressed blocks,
+/// or replaced by garbage: errors or right values, never a wrong value or
+/// a panic. The four packings in their default blocks and the plain ones
+/// pair-coded here; predicted loss bits, small blocks and the other
+/// pair-coded ones in `scripts/oracle.sh`.
 #[test]
 fn damaged_packed_files_never_give_a_wrong_value() {
-    damaged_packed_files(&PACKINGS.map(|p| (p, false, PACKED_BLOCK_BYTES_BITS)));
+    let mut codings: Vec<_> = PACKINGS.map(|p| (p, false, Coder::DEFAULT)).into();
+    codings.push((Encoding::PackedPlies, false, Coder::Pairs));
+    codings.push((Encoding::PackedWdl, false, Coder::Pairs));
+    damaged_packed_files(&codings);
 }
 
 #[test]
 #[ignore]
 fn damaged_packed_files_in_more_codings_never_give_a_wrong_value() {
+    let zstd = |block_bytes_bits| Coder::Zstd { block_bytes_bits };
     damaged_packed_files(&[
-        (Encoding::PackedLossBits, true, PACKED_BLOCK_BYTES_BITS),
+        (Encoding::PackedLossBits, true, Coder::DEFAULT),
         // Small blocks, one of equal bytes among them.
-        (Encoding::PackedWdl, false, 8),
-        (Encoding::PackedLosses, false, 9),
+        (Encoding::PackedWdl, false, zstd(8)),
+        (Encoding::PackedLosses, false, zstd(9)),
+        (Encoding::PackedLosses, false, Coder::Pairs),
+        (Encoding::PackedLossBits, false, Coder::Pairs),
     ]);
 }
 
-/// Each coding: (packing, loss bits predicted, log2 of the block bytes).
-fn damaged_packed_files(codings: &[(Encoding, bool, u32)]) {
+/// Each coding: (packing, loss bits predicted, how the blocks are coded).
+fn damaged_packed_files(codings: &[(Encoding, bool, Coder)]) {
     let six = Variant::by_name("six").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let raw = dir.path().join("raw");
     solve_into(&raw, six, Selection::MaxMen(8));
     let good = Tablebase::open(&raw, six).unwrap();
     let index = SectorIndex::of(six.board, 4, 4);
-    for &(packing, predicted, block_bytes_bits) in codings {
+    for &(packing, predicted, coder) in codings {
         let name = format!(
-            "{packing:?}{} {block_bytes_bits}",
+            "{packing:?}{} {coder:?}",
             if predicted { " predicted" } else { "" }
         );
         let packed = dir.path().join(&name);
         std::fs::create_dir_all(&packed).unwrap();
         Tablebase::create_packed(&packed, six, packing).unwrap();
         let source = SectorFile::open(&raw.join("4-4.mdb"), false).unwrap();
-        let path = write_packed_choosing(
-            &packed,
-            &source,
-            packing,
-            six,
-            Some(predicted),
-            block_bytes_bits,
-        )
-        .unwrap();
-        assert_eq!(
-            SectorFile::open(&path, false)
-                .unwrap()
-                .header
-                .encoding()
-                .predicted(),
-            predicted
-        );
+        let path =
+            write_packed_choosing(&packed, &source, packing, six, Some(predicted), coder).unwrap();
+        let header = SectorFile::open(&path, false).unwrap().header;
+        assert_eq!(header.encoding().predicted(), predicted);
+        assert_eq!(header.is_pair_coded(), coder == Coder::Pairs);
         let original = std::fs::read(&path).unwrap();
         let mut damaged_files: Vec<Vec<u8>> = Vec::new();
         for cut in [
@@ -382,10 +456,14 @@ fn damaged_packed_files(codings: &[(Encoding, bool, u32)]) {
             damaged_files.push(original[..cut].to_vec());
         }
         // Every byte of the header and block table (a losses file's wins
-        // record among them), then bytes spread over the blocks.
+        // record among them) and of a pair grammar, then bytes spread over
+        // the blocks.
         let records = 24 + if predicted { 72 } else { 0 };
-        let block_bits = packing.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS;
-        let table_end = 128 + 16 * source.header.positions().div_ceil(1 << block_bits) + records;
+        let blocks = source.header.positions().div_ceil(1 << header.block_bits());
+        let mut table_end = 128 + 16 * blocks + records;
+        if coder == Coder::Pairs {
+            table_end += header.dictionary_len() as u64;
+        }
         let spread = (0..original.len()).step_by((original.len() / 150).max(1));
         for at in (0..table_end as usize).chain(spread) {
             let mut flipped = original.clone();
@@ -534,7 +612,7 @@ fn predicted_loss_bits_read_back_every_value() {
                 Encoding::PackedLossBits,
                 variant,
                 Some(true),
-                PACKED_BLOCK_BYTES_BITS,
+                Coder::DEFAULT,
             )
             .unwrap();
             let file = SectorFile::open(&path, false).unwrap();

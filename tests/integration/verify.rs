@@ -203,7 +203,9 @@ fn movement_counts_agree_with_the_published_ones() {
 
 /// Packed as losses (`pack`'s default) from a file with planted wrong
 /// losses, checksums recomputed: a loss made a draw, a draw made a loss and
-/// a loss made two plies longer. `verify` of the packed folder finds each.
+/// a loss made two plies longer. `verify` of the packed folder finds each,
+/// and of the folders pair-coded (`pack --pairs`) of the plain values and
+/// of the losses.
 /// Both ways: the search per position, and the sector decoded once then
 /// checked as raw (what `verify` of a whole packed folder does), whose
 /// scratch folder goes when done. (Of win/draw/loss bits it need not:
@@ -230,6 +232,20 @@ fn planted_losses_are_caught_in_a_packed_folder() {
         Value::Loss(n) if n > 0 => Some(Value::Loss(n + 2)),
         _ => None,
     });
+    // Pair-coded (`pack --pairs`), the plain values and the losses alike.
+    for (kind, flags) in [
+        ("pairs", &["--plain", "--pairs"][..]),
+        ("losses pairs", &["--pairs"]),
+    ] {
+        let packed = dir.path().join(kind);
+        crate::pack::pack_folder_as(&raw, &packed, flags);
+        let tb = Tablebase::open_folder(&packed).unwrap();
+        let checked = verify_sector(&tb, sector, Check::All, 100_000).unwrap();
+        let planted = [&loss_made_draw, &draw_made_loss, &loss_made_longer];
+        for &i in planted.into_iter().flatten() {
+            assert!(indices(&checked).contains(&i), "{kind}: {i} not caught");
+        }
+    }
     let packed = dir.path().join("losses");
     crate::pack::pack_folder_as(&raw, &packed, &[]);
     let tb = Tablebase::open_folder(&packed)

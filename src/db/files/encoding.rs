@@ -9,8 +9,32 @@ use crate::rules::Variant;
 pub(crate) const RAW_VERSION: u32 = 2;
 /// Format version of packed sector files (see `packed.rs`).
 pub(crate) const PACKED_VERSION: u32 = 3;
+/// Format version of packed sector files whose blocks are pair-coded (see
+/// `pair_code.rs`); their layout is version 3's.
+pub(crate) const PAIRS_VERSION: u32 = 4;
 /// Every format version of a sector file this program reads.
-pub(crate) const VERSIONS_READ: &[u32] = &[RAW_VERSION, PACKED_VERSION];
+pub(crate) const VERSIONS_READ: &[u32] = &[RAW_VERSION, PACKED_VERSION, PAIRS_VERSION];
+/// log2 of the positions per block of a pair-coded file: the most its
+/// 16-bit chunk starts allow (a block's table entry then costs little).
+pub const PAIR_BLOCK_BITS: u32 = 16;
+
+/// How the blocks of a packed file are coded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coder {
+    /// zstd, each block decoding to `2^block_bytes_bits` bytes of codes
+    /// (format 3): a probe decodes a block.
+    Zstd { block_bytes_bits: u32 },
+    /// A pair grammar with Huffman codes in 64-byte chunks (format 4): a
+    /// probe decodes a few dozen codes of one chunk.
+    Pairs,
+}
+
+impl Coder {
+    /// zstd in the default blocks (16 KiB of codes).
+    pub const DEFAULT: Coder = Coder::Zstd {
+        block_bytes_bits: PACKED_BLOCK_BYTES_BITS,
+    };
+}
 
 /// Bytes a compressed block decodes to by default, as a power of two: a
 /// random probe decodes one (about 8 µs here); 4 KiB blocks took 12% more

@@ -6,7 +6,7 @@
 //! ```text
 //! offset size  field
 //!      0    8  magic "MORRISDB"
-//!      8    4  format version (2 raw, 3 packed)
+//!      8    4  format version (2 raw, 3 packed, 4 packed and pair-coded)
 //!     12    4  header length in bytes (128)
 //!     16    8  variant fingerprint (Variant::fingerprint)
 //!     24    4  sector: us on board, us in hand, them on board, them in hand
@@ -30,7 +30,7 @@
 
 use std::path::Path;
 
-use super::encoding::{Encoding, PACKED_VERSION, VERSIONS_READ};
+use super::encoding::{Encoding, PACKED_VERSION, PAIR_BLOCK_BITS, PAIRS_VERSION, VERSIONS_READ};
 use super::mapped::{u32_le, u64_le};
 use super::predictor::MODEL_LEN;
 use crate::db::error::{FileError, FileKind};
@@ -73,9 +73,12 @@ pub struct Header {
     /// file).
     pub(crate) packed_bytes: u64,
     /// A packed file whose blocks are compressed with a zstd dictionary it
-    /// stores: its length in bytes (0: none) and the low 32 bits of its
-    /// xxh3-64, checked when the file is opened.
+    /// stores, or pair-coded with a grammar it stores: its length in bytes
+    /// (0: none) and the low 32 bits of its xxh3-64, checked when the file
+    /// is opened.
     pub(crate) dictionary: (u32, u32),
+    /// A packed file whose blocks are pair-coded (format version 4).
+    pub(crate) pairs: bool,
 }
 
 impl Header {
@@ -92,13 +95,18 @@ impl Header {
             encoding: Encoding::raw(variant),
             packed_bytes: 0,
             dictionary: (0, 0),
+            pairs: false,
         }
     }
 
     pub(crate) fn to_bytes(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(MAGIC);
-        let version = self.encoding.version();
+        let version = if self.pairs {
+            PAIRS_VERSION
+        } else {
+            self.encoding.version()
+        };
         b[8..12].copy_from_slice(&version.to_le_bytes());
         b[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
         b[16..24].copy_from_slice(&self.fingerprint.to_le_bytes());
@@ -155,7 +163,8 @@ impl Header {
                 supported: VERSIONS_READ,
             });
         }
-        let packed = version == PACKED_VERSION;
+        let pairs = version == PAIRS_VERSION;
+        let packed = version == PACKED_VERSION || pairs;
         if u64_at(104) != header_checksum(bytes) {
             return Err(corrupted("fails its checksum"));
         }
@@ -175,7 +184,7 @@ impl Header {
         } else {
             BLOCK_BITS_READ
         };
-        if !block_bits_read.contains(&u32_at(88)) {
+        if !block_bits_read.contains(&u32_at(88)) || (pairs && u32_at(88) > PAIR_BLOCK_BITS) {
             return Err(corrupted("gives an unknown block size"));
         }
         let dictionary = if packed {
@@ -186,7 +195,12 @@ impl Header {
         if dictionary.0 == 0 && dictionary.1 != 0 {
             return Err(corrupted("checks a dictionary it does not have"));
         }
-        let encoding = Encoding::from_header(version, u32_at(28))
+        if pairs && dictionary.0 == 0 {
+            return Err(corrupted("has pair-coded blocks but no grammar"));
+        }
+        // A pair-coded file keeps the values a version-3 file would.
+        let layout = if pairs { PACKED_VERSION } else { version };
+        let encoding = Encoding::from_header(layout, u32_at(28))
             .ok_or_else(|| corrupted("gives an unknown value encoding"))?;
         let name_bytes = &bytes[56..88];
         let end = name_bytes.iter().position(|&c| c == 0).unwrap_or(32);
@@ -205,6 +219,7 @@ impl Header {
             encoding,
             packed_bytes: if packed { u64_at(112) } else { 0 },
             dictionary,
+            pairs,
         };
         let expected = header
             .file_len()
@@ -260,9 +275,15 @@ impl Header {
         self.packed_bytes
     }
 
-    /// A packed file's zstd dictionary: its bytes (0: none).
+    /// A packed file's zstd dictionary or pair grammar: its bytes (0:
+    /// none).
     pub fn dictionary_len(&self) -> u32 {
         self.dictionary.0
+    }
+
+    /// Whether a packed file's blocks are pair-coded (format version 4).
+    pub fn is_pair_coded(&self) -> bool {
+        self.pairs
     }
 
     /// Number of checksummed blocks of values.
@@ -306,7 +327,7 @@ impl Header {
 fn header_checksum(b: &[u8]) -> u64 {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(&b[..104]);
-    if b[8..12] == PACKED_VERSION.to_le_bytes() {
+    if b[8..12] == PACKED_VERSION.to_le_bytes() || b[8..12] == PAIRS_VERSION.to_le_bytes() {
         hasher.update(&b[112..HEADER_LEN]);
     }
     hasher.digest()

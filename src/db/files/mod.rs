@@ -10,7 +10,6 @@ pub(crate) mod index_file;
 pub(crate) mod mapped;
 pub(crate) mod pack_write;
 pub(crate) mod packed;
-#[cfg(any(test, feature = "internals"))]
-pub mod pair_code;
+pub(crate) mod pair_code;
 pub mod predictor;
 pub(crate) mod sector_file;

@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::encoding::Encoding;
+use super::encoding::{Coder, Encoding, PAIR_BLOCK_BITS};
 use super::header::{Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::packed::{
     NOT_LOST, PACKED_BLOCK_BYTES_BITS, SMALLEST_BLOCK_BYTES_BITS, Wins, block_checksum,
 };
+use super::pair_code::{Grammar, MAX_SYMBOLS};
 use super::predictor::{Model, Predicting};
 use super::sector_file::{SectorFile, file_name, write_atomically};
 use crate::db::error::FileError;
@@ -54,13 +55,15 @@ pub fn write_packed(
     encoding: Encoding,
     variant: &Variant,
 ) -> Result<PathBuf, FileError> {
-    write_packed_choosing(dir, raw, encoding, variant, None, PACKED_BLOCK_BYTES_BITS)
+    write_packed_choosing(dir, raw, encoding, variant, None, Coder::DEFAULT)
 }
 
-/// [`write_packed`] in blocks that decode to `2^block_bytes_bits` bytes
-/// (from [`SMALLEST_BLOCK_BYTES_BITS`] to [`PACKED_BLOCK_BYTES_BITS`]):
-/// blocks smaller than the default are compressed with a dictionary
-/// trained on the sector's own blocks where that makes the file smaller.
+/// [`write_packed`] with `coder`: zstd in blocks that decode to
+/// `2^block_bytes_bits` bytes (from [`SMALLEST_BLOCK_BYTES_BITS`] to
+/// [`PACKED_BLOCK_BYTES_BITS`]; blocks smaller than the default are
+/// compressed with a dictionary trained on the sector's own blocks where
+/// that makes the file smaller), or a pair grammar (no loss bits
+/// predicted).
 ///
 /// # Errors
 /// As [`write_packed`].
@@ -69,9 +72,9 @@ pub fn write_packed_in_blocks(
     raw: &SectorFile,
     encoding: Encoding,
     variant: &Variant,
-    block_bytes_bits: u32,
+    coder: Coder,
 ) -> Result<PathBuf, FileError> {
-    write_packed_choosing(dir, raw, encoding, variant, None, block_bytes_bits)
+    write_packed_choosing(dir, raw, encoding, variant, None, coder)
 }
 
 /// [`write_packed_in_blocks`]; loss bits predicted (`Some(true)`), plain
@@ -83,8 +86,12 @@ pub fn write_packed_choosing(
     encoding: Encoding,
     variant: &Variant,
     predicted: Option<bool>,
-    block_bytes_bits: u32,
+    coder: Coder,
 ) -> Result<PathBuf, FileError> {
+    let block_bytes_bits = match coder {
+        Coder::Zstd { block_bytes_bits } => block_bytes_bits,
+        Coder::Pairs => PACKED_BLOCK_BYTES_BITS,
+    };
     assert!(
         (SMALLEST_BLOCK_BYTES_BITS..=PACKED_BLOCK_BYTES_BITS).contains(&block_bytes_bits),
         "block size out of range"
@@ -106,6 +113,10 @@ pub fn write_packed_choosing(
     }
     raw.verify_checksum()?;
     let mut header = raw.header.clone();
+    if coder == Coder::Pairs {
+        header.encoding = encoding;
+        return write_pair_coded(dir, raw, header, bytes);
+    }
     header.block_bits = encoding.block_bits() - (PACKED_BLOCK_BYTES_BITS - block_bytes_bits);
     header.encoding = encoding;
     let block_len = 1usize << header.block_bits;
@@ -163,19 +174,64 @@ pub fn write_packed_choosing(
         &compress,
     )?;
     let losses: u64 = blocks.iter().map(|b| b.2).sum();
-    let overflow = overflow_kept(raw, encoding);
-    header.overflow_entries = (overflow.len() / OVERFLOW_ENTRY_LEN) as u64;
-    header.overflow_checksum = xxhash_rust::xxh3::xxh3_64(&overflow);
     let model = guesser.map(|p| (losses, p.model));
     let dictionary = dictionary.unwrap_or_default();
-    header.dictionary = dictionary_field(&dictionary);
-    let table = block_table(&mut header, &blocks, model, &dictionary, &overflow);
+    write_file(dir, raw, header, &blocks, model, &dictionary)
+}
+
+/// A packed file of `raw`'s values (`bytes`) in pair-coded blocks, the
+/// header's encoding set.
+fn write_pair_coded(
+    dir: &Path,
+    raw: &SectorFile,
+    mut header: Header,
+    bytes: &[u8],
+) -> Result<PathBuf, FileError> {
+    header.block_bits = PAIR_BLOCK_BITS;
+    header.pairs = true;
+    let block_len = 1usize << PAIR_BLOCK_BITS;
+    let codes: Vec<BlockCodes> = (0..bytes.len().div_ceil(block_len))
+        .into_par_iter()
+        .map(|i| {
+            let start = i * block_len;
+            let block = &bytes[start..(start + block_len).min(bytes.len())];
+            BlockCodes::of(raw, header.encoding, start as u64, block)
+        })
+        .collect::<Result<_, FileError>>()?;
+    let all: Vec<u8> = codes.iter().flat_map(|c| c.codes.iter().copied()).collect();
+    let (grammar, symbols) = Grammar::build(&all, block_len, MAX_SYMBOLS);
+    drop(all);
+    let blocks: Vec<(Vec<u8>, Wins, u64)> = symbols
+        .par_iter()
+        .zip(&codes)
+        .map(|(s, c)| (grammar.encode_block(s), c.wins, c.lost))
+        .collect();
+    write_file(dir, raw, header, &blocks, None, &grammar.to_bytes())
+}
+
+/// Writes the packed file of these blocks (with each its wins and losses),
+/// `model` (a predicted file's losses and model) and `dictionary` (a zstd
+/// dictionary or a pair grammar) with the overflow entries its encoding
+/// keeps of `raw`'s; returns its path.
+fn write_file(
+    dir: &Path,
+    raw: &SectorFile,
+    mut header: Header,
+    blocks: &[(Vec<u8>, Wins, u64)],
+    model: Option<(u64, Model)>,
+    dictionary: &[u8],
+) -> Result<PathBuf, FileError> {
+    let overflow = overflow_kept(raw, header.encoding);
+    header.overflow_entries = (overflow.len() / OVERFLOW_ENTRY_LEN) as u64;
+    header.overflow_checksum = xxhash_rust::xxh3::xxh3_64(&overflow);
+    header.dictionary = dictionary_field(dictionary);
+    let table = block_table(&mut header, blocks, model, dictionary, &overflow);
     let path = dir.join(file_name(header.sector));
     write_atomically(&path, |file| {
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
         std::io::Write::write_all(&mut out, &header.to_bytes())?;
         std::io::Write::write_all(&mut out, &table)?;
-        for (b, _, _) in &blocks {
+        for (b, _, _) in blocks {
             std::io::Write::write_all(&mut out, b)?;
         }
         out.into_inner().map_err(|e| e.into_error())

@@ -59,6 +59,7 @@ use super::header::{
     HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, PREDICTOR_RECORD_LEN, WINS_RECORD_LEN,
 };
 use super::mapped::u64_le;
+use super::pair_code::Grammar;
 use super::predictor::{MODEL_LEN, Model};
 use crate::db::error::FileError;
 
@@ -147,9 +148,20 @@ pub struct PackedBody {
     /// Where the compressed blocks start in the file.
     data_at: usize,
     data_len: u64,
-    /// The zstd dictionary its blocks are compressed with, if any.
-    dictionary: Option<zstd::dict::DecoderDictionary<'static>>,
+    coding: BlockCoding,
     cache: Cache,
+}
+
+/// How a packed file's blocks are coded, with what the file stores for it.
+enum BlockCoding {
+    /// zstd, with the dictionary the blocks are compressed with, if any.
+    Zstd(Option<zstd::dict::DecoderDictionary<'static>>),
+    /// A pair grammar; a probe reads one code without decoding the block,
+    /// after checking the block once (a bit per block, set when checked).
+    Pairs {
+        grammar: Box<Grammar>,
+        checked: Box<[std::sync::atomic::AtomicU64]>,
+    },
 }
 
 /// Decoded blocks kept: the last few, direct-mapped (probes), or every
@@ -177,33 +189,49 @@ impl PackedBody {
     ) -> Result<PackedBody, FileError> {
         let blocks = header.blocks() as usize;
         let data_len = header.packed_bytes;
-        let dictionary = match header.dictionary {
-            (0, _) => None,
-            (len, check) => {
-                let at = HEADER_LEN
-                    + 8 * (2 * blocks + 1)
-                    + if header.encoding.losses_only() {
-                        WINS_RECORD_LEN
-                    } else {
-                        0
-                    }
-                    + if header.encoding.predicted() {
-                        PREDICTOR_RECORD_LEN
-                    } else {
-                        0
-                    };
-                let bytes = &map[at..at + len as usize];
-                let damaged = || FileError::corrupted(path, "its zstd dictionary fails its check");
-                if xxhash_rust::xxh3::xxh3_64(bytes) as u32 != check {
-                    return Err(damaged());
-                }
-                Some(zstd::dict::DecoderDictionary::try_copy(bytes).map_err(|_| damaged())?)
+        let at = HEADER_LEN
+            + 8 * (2 * blocks + 1)
+            + if header.encoding.losses_only() {
+                WINS_RECORD_LEN
+            } else {
+                0
             }
+            + if header.encoding.predicted() {
+                PREDICTOR_RECORD_LEN
+            } else {
+                0
+            };
+        let (len, check) = header.dictionary;
+        let stored = &map[at..at + len as usize];
+        let what = if header.pairs {
+            "pair grammar"
+        } else {
+            "zstd dictionary"
+        };
+        let damaged = || FileError::corrupted(path, format!("its {what} fails its check"));
+        if len > 0 && xxhash_rust::xxh3::xxh3_64(stored) as u32 != check {
+            return Err(damaged());
+        }
+        let coding = if header.pairs {
+            BlockCoding::Pairs {
+                grammar: Box::new(
+                    Grammar::from_bytes(stored, 1 << header.block_bits).ok_or_else(damaged)?,
+                ),
+                checked: (0..blocks.div_ceil(64))
+                    .map(|_| std::sync::atomic::AtomicU64::new(0))
+                    .collect(),
+            }
+        } else if len == 0 {
+            BlockCoding::Zstd(None)
+        } else {
+            BlockCoding::Zstd(Some(
+                zstd::dict::DecoderDictionary::try_copy(stored).map_err(|_| damaged())?,
+            ))
         };
         Ok(PackedBody {
             path: path.to_path_buf(),
             data_at: map.len() - data_len as usize,
-            dictionary,
+            coding,
             map,
             blocks,
             positions: header.positions,
@@ -272,26 +300,54 @@ impl PackedBody {
             .min((self.positions - ((block as u64) << self.block_bits)) as usize)
     }
 
-    /// Block `block`, checked and decoded (not cached).
-    fn decode(&self, block: usize) -> Result<Vec<u8>, FileError> {
-        let table = HEADER_LEN;
-        let offset = |i: usize| u64_le(&self.map, table + 8 * i).unwrap_or(u64::MAX);
+    /// The compressed bytes of block `block`, not checked.
+    fn block_bytes(&self, block: usize) -> Result<&[u8], FileError> {
+        let offset = |i: usize| u64_le(&self.map, HEADER_LEN + 8 * i).unwrap_or(u64::MAX);
         let (start, end) = (offset(block), offset(block + 1));
         if start > end || end > self.data_len {
             return Err(self.corrupted(format!("block {block} has offsets out of range")));
         }
         let at = self.data_at + start as usize;
-        let bytes = &self.map[at..at + (end - start) as usize];
-        let stored = u64_le(&self.map, table + 8 * (self.blocks + 1) + 8 * block).unwrap_or(0);
-        if block_checksum(block, start, end, bytes) != stored {
+        Ok(&self.map[at..at + (end - start) as usize])
+    }
+
+    /// Checks `bytes`, block `block`'s, against its checksum.
+    fn check_block(&self, block: usize, bytes: &[u8]) -> Result<(), FileError> {
+        let start = (bytes.as_ptr() as usize - self.map.as_ptr() as usize - self.data_at) as u64;
+        let stored = u64_le(&self.map, HEADER_LEN + 8 * (self.blocks + 1) + 8 * block).unwrap_or(0);
+        if block_checksum(block, start, start + bytes.len() as u64, bytes) != stored {
             return Err(self.corrupted(format!("block {block} fails its checksum")));
         }
+        Ok(())
+    }
+
+    /// Codes per byte of a decoded block: one per byte in a pair-coded
+    /// file, whatever they are.
+    fn codes_per_byte(&self) -> usize {
+        match self.coding {
+            BlockCoding::Pairs { .. } => 1,
+            BlockCoding::Zstd(_) => self.encoding.codes_per_byte(),
+        }
+    }
+
+    /// Block `block`, checked and decoded (not cached).
+    fn decode(&self, block: usize) -> Result<Vec<u8>, FileError> {
+        let bytes = self.block_bytes(block)?;
+        self.check_block(block, bytes)?;
         let values = self.values_in(block);
+        let dictionary = match &self.coding {
+            BlockCoding::Pairs { grammar, .. } => {
+                return grammar
+                    .decode_block(bytes, values)
+                    .ok_or_else(|| self.corrupted(format!("block {block} does not decode")));
+            }
+            BlockCoding::Zstd(dictionary) => dictionary,
+        };
         let len = values.div_ceil(self.encoding.codes_per_byte());
         if let [byte] = bytes {
             return Ok(vec![*byte; len]);
         }
-        let decoded = match &self.dictionary {
+        let decoded = match dictionary {
             None => DECOMPRESSOR
                 .with(|d| d.borrow_mut().as_mut().map(|d| d.decompress(bytes, len)))
                 .unwrap_or_else(|| zstd::bulk::decompress(bytes, len)),
@@ -304,12 +360,38 @@ impl PackedBody {
         Ok(decoded)
     }
 
+    /// The code at `within` of block `block` of a pair-coded file, read
+    /// from its chunk; the block checked the first time.
+    fn pair_code_at(
+        &self,
+        grammar: &Grammar,
+        checked: &[std::sync::atomic::AtomicU64],
+        block: usize,
+        within: usize,
+    ) -> Result<u8, FileError> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let bytes = self.block_bytes(block)?;
+        let (word, bit) = (&checked[block / 64], 1u64 << (block % 64));
+        if word.load(Relaxed) & bit == 0 {
+            self.check_block(block, bytes)?;
+            word.fetch_or(bit, Relaxed);
+        }
+        grammar
+            .code_at(bytes, within)
+            .ok_or_else(|| self.corrupted(format!("block {block} does not decode")))
+    }
+
     /// The code at `index` (below the positions): a byte, or the two-bit
     /// code or the bit of a file that packs several to a byte.
     pub fn byte(&self, index: u64) -> Result<u8, FileError> {
         let block = (index >> self.block_bits) as usize;
         let within = (index & ((1 << self.block_bits) - 1)) as usize;
-        let pick = |bytes: &[u8]| code_at(bytes, within, self.encoding.codes_per_byte());
+        let pick = |bytes: &[u8]| code_at(bytes, within, self.codes_per_byte());
+        if let (BlockCoding::Pairs { grammar, checked }, Cache::Recent(_)) =
+            (&self.coding, &self.cache)
+        {
+            return self.pair_code_at(grammar, checked, block, within);
+        }
         let slots = match &self.cache {
             Cache::Every(kept) => {
                 let kept = &kept[block];
@@ -363,7 +445,7 @@ impl PackedBody {
     /// A block that fails its check.
     pub fn block_codes(&self, block: usize) -> Result<Vec<u8>, FileError> {
         let decoded = self.decode(block)?;
-        let per = self.encoding.codes_per_byte();
+        let per = self.codes_per_byte();
         if per == 1 {
             return Ok(decoded);
         }
