@@ -23,6 +23,7 @@ fn main() {
     let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
     let dir = Path::new(&args[1]);
     let max_symbols: usize = std::env::var("SYMBOLS").map_or(4096, |s| s.parse().unwrap());
+    let block_len: usize = std::env::var("BLOCK").map_or(MAX_BLOCK_LEN, |s| s.parse().unwrap());
     for sector in &args[2..] {
         let key: SectorKey = sector.parse().unwrap();
         let file = SectorFile::open(&dir.join(file_name(key)), false).unwrap();
@@ -33,7 +34,7 @@ fn main() {
         for (what, values) in [("full", bytes), ("wdl", &wdl[..])] {
             {
                 let started = Instant::now();
-                let code = PairCode::new(values, MAX_BLOCK_LEN, max_symbols);
+                let code = PairCode::new(values, block_len, max_symbols);
                 let built = started.elapsed().as_secs_f64();
                 let positions = values.len() as u64;
                 // Random positions by a fixed LCG; every read checked.

@@ -205,7 +205,8 @@ pub enum Command {
         resume: bool,
     },
     /// Write a packed copy of a solved folder (format 3: blocks of 16 KiB of
-    /// codes compressed with zstd, each checked when first read): every
+    /// codes compressed with zstd, each checked when first read; format 4
+    /// with --pairs: pair-coded blocks): every
     /// command reads it like the original. It keeps the lost positions
     /// (with their plies): a win or draw is found when probed by a one-ply
     /// search over the children, so probes are two to five times slower

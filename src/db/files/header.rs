@@ -30,8 +30,9 @@
 
 use std::path::Path;
 
-use super::encoding::{Encoding, PACKED_VERSION, PAIR_BLOCK_BITS, PAIRS_VERSION, VERSIONS_READ};
+use super::encoding::{Encoding, PACKED_VERSION, PAIRS_VERSION, VERSIONS_READ};
 use super::mapped::{u32_le, u64_le};
+use super::pair_code::MAX_BLOCK_LEN;
 use super::predictor::MODEL_LEN;
 use crate::db::error::{FileError, FileKind};
 use crate::index::SectorKey;
@@ -184,7 +185,8 @@ impl Header {
         } else {
             BLOCK_BITS_READ
         };
-        if !block_bits_read.contains(&u32_at(88)) || (pairs && u32_at(88) > PAIR_BLOCK_BITS) {
+        if !block_bits_read.contains(&u32_at(88)) || (pairs && 1usize << u32_at(88) > MAX_BLOCK_LEN)
+        {
             return Err(corrupted("gives an unknown block size"));
         }
         let dictionary = if packed {

@@ -1,7 +1,9 @@
 //! Packed sector files (format version 3): a sector's values in blocks that
 //! decode to 16 KiB (or, `pack --block-bytes`, as little as 256 bytes), each
 //! compressed with zstd, so a probe decodes one
-//! block, not a whole file. What a block holds depends on the value encoding:
+//! block, not a whole file. Format version 4 (`pack --pairs`) has the same
+//! layout with pair-coded blocks of 65,536 positions and the grammar where
+//! the dictionary is (`pair_code.rs`); a probe reads one chunk's codes. What a block holds depends on the value encoding:
 //!
 //! - 6, losses (what `morris pack` writes): the plies of each lost position,
 //!   a byte as in a raw file, and 255 for every position not lost. A win in

@@ -257,6 +257,7 @@ impl Grammar {
     pub fn decode_block(&self, block: &[u8], positions: usize) -> Option<Vec<u8>> {
         let chunks = Chunks::of(block)?;
         let mut out = Vec::with_capacity(positions);
+        let mut stack = Vec::new();
         for k in 0..chunks.count {
             if out.len() != chunks.start(k) {
                 return None;
@@ -272,7 +273,7 @@ impl Grammar {
                 if out.len() + self.lens[symbol as usize] as usize > end {
                     return None;
                 }
-                self.push_leaves(symbol, &mut out);
+                self.push_leaves(symbol, &mut out, &mut stack);
             }
         }
         (out.len() == positions).then_some(out)
@@ -295,10 +296,10 @@ impl Grammar {
         self.leaves[symbol as usize]
     }
 
-    /// Appends the codes `symbol` stands for.
-    fn push_leaves(&self, symbol: u16, out: &mut Vec<u8>) {
+    /// Appends the codes `symbol` stands for (`stack`: room to work in).
+    fn push_leaves(&self, symbol: u16, out: &mut Vec<u8>, stack: &mut Vec<u16>) {
         let leaves = self.leaves.len() as u16;
-        let mut stack = vec![symbol];
+        stack.push(symbol);
         while let Some(s) = stack.pop() {
             if s < leaves {
                 out.push(self.leaves[s as usize]);
