@@ -20,6 +20,7 @@ fn main() -> Result<()> {
         variant: six,
         selection: Selection::All,
         pack: None,
+        pack_coder: morris::db::Coder::DEFAULT,
         without_rule: None,
     };
     // The solve reports its progress by events; this example ignores them.

@@ -9,7 +9,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::note;
-use morris::db::{JobSize, raw_file_len};
+use morris::db::{Coder, JobSize, raw_file_len};
 use morris::index::{SectorGraph, SectorIndex, SectorKey, binomial};
 use morris::solve::{SolveEvent, UnitEvent};
 use morris::{Position, Selection, SolveOptions, Tablebase, Variant};
@@ -206,7 +206,7 @@ pub fn solve(
     variant: &'static Variant,
     db: &Path,
     selection: Selection,
-    (pack, without_rule): (Option<&Path>, Option<&Path>),
+    (pack, pack_coder, without_rule): (Option<&Path>, Coder, Option<&Path>),
     quiet: bool,
 ) -> Result<()> {
     let reporter = Reporter::new(quiet);
@@ -215,6 +215,7 @@ pub fn solve(
         variant,
         selection: selection.clone(),
         pack: pack.map(Path::to_path_buf),
+        pack_coder,
         without_rule: without_rule.map(Path::to_path_buf),
     };
     let summary = morris::solve(&options, &|e| reporter.event(e))?;

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use super::error::SolveError;
 use super::lock::UnitLock;
 use crate::db::{
-    Encoding, FileError, SectorFile, Tablebase, file_name, index_file_name,
-    remove_stale_temp_files, same_values, write_packed,
+    Coder, Encoding, FileError, SectorFile, Tablebase, file_name, index_file_name,
+    remove_stale_temp_files, same_values, write_packed_in_blocks,
 };
 use crate::index::{SectorGraph, SectorKey};
 
@@ -23,6 +23,8 @@ pub(super) struct PackAlong<'a> {
     packed: Tablebase,
     /// What the packed files keep (what `morris pack` writes).
     encoding: Encoding,
+    /// How their blocks are coded.
+    coder: Coder,
     /// Per sector, the sectors whose moves lead into it.
     readers: HashMap<SectorKey, Vec<SectorKey>>,
     /// The most bytes both folders held after a unit.
@@ -34,7 +36,7 @@ impl<'a> PackAlong<'a> {
     /// what the solve into `raw` finishes.
     pub(super) fn new(
         raw: &'a Tablebase,
-        dir: &Path,
+        (dir, coder): (&Path, Coder),
         graph: &SectorGraph,
     ) -> Result<Self, SolveError> {
         let encoding = Encoding::packed(raw.variant(), false, false);
@@ -51,6 +53,7 @@ impl<'a> PackAlong<'a> {
             raw,
             packed,
             encoding,
+            coder,
             readers,
             peak_disk: 0,
         })
@@ -98,10 +101,14 @@ impl<'a> PackAlong<'a> {
     fn pack(&self, sector: SectorKey) -> Result<(), SolveError> {
         let raw = self.raw.sector(sector)?;
         let path = self.packed.dir().join(file_name(sector));
-        let kept = SectorFile::open(&path, false)
-            .is_ok_and(|f| f.header.encoding == self.encoding && f.verify_checksum().is_ok());
+        let kept = SectorFile::open(&path, false).is_ok_and(|f| {
+            f.header.encoding == self.encoding
+                && f.header.is_pair_coded() == (self.coder == Coder::Pairs)
+                && f.verify_checksum().is_ok()
+        });
         if !kept {
-            write_packed(self.packed.dir(), &raw, self.encoding, self.raw.variant())?;
+            let (dir, variant) = (self.packed.dir(), self.raw.variant());
+            write_packed_in_blocks(dir, &raw, self.encoding, variant, self.coder)?;
         }
         same_values(&raw, &SectorFile::open(&path, false)?, self.raw.variant())?;
         let index = index_file_name(sector.us_board, sector.them_board);

@@ -437,6 +437,7 @@ mod tests {
             variant,
             selection: Selection::Sectors(vec![key(3, 4), key(4, 3)]),
             pack: None,
+            pack_coder: crate::db::Coder::DEFAULT,
             without_rule: None,
         };
         solve(&options, &|_| {}).unwrap();

@@ -13,8 +13,8 @@ use super::pack_along::PackAlong;
 use super::placement::{Distances, MillClock, is_placement_unit, solve_placement};
 use super::retrograde::{UnitEvent, solve_unit};
 use crate::db::{
-    ESCAPE_BYTE, Header, StoredIndex, Tablebase, file_name, index_file_name, is_current_index,
-    remove_stale_temp_files, write_sector, write_stored_index,
+    Coder, ESCAPE_BYTE, Header, StoredIndex, Tablebase, file_name, index_file_name,
+    is_current_index, remove_stale_temp_files, write_sector, write_stored_index,
 };
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::Variant;
@@ -116,6 +116,9 @@ pub struct SolveOptions {
     /// Pack into this folder each sector that no unsolved unit reads any
     /// more, removing its raw file once the packed one is checked.
     pub pack: Option<PathBuf>,
+    /// How those packed files' blocks are coded: `Coder::DEFAULT` (zstd,
+    /// what `morris pack` writes) or `Coder::Pairs` (`pack --pairs`).
+    pub pack_coder: Coder,
     /// Under the move-count rule, the same variant's folder without the
     /// rule: each fresh draw that is a win or a loss there is written as a
     /// cursed win or a blessed loss, so the folder alone tells them apart.
@@ -334,7 +337,7 @@ fn start_packing_along<'a>(
     let Some(dir) = &options.pack else {
         return Ok(None);
     };
-    PackAlong::new(tablebase, dir, graph)
+    PackAlong::new(tablebase, (dir, options.pack_coder), graph)
         .map(Some)
         .inspect_err(|_| {
             if made_here {

@@ -638,6 +638,7 @@ mod tests {
                 variant,
                 selection: Selection::Sectors(sectors.clone()),
                 pack: None,
+                pack_coder: crate::db::Coder::DEFAULT,
                 without_rule: None,
             };
             solve(&options, &|_| {}).unwrap();

@@ -503,6 +503,7 @@ fn compare_categories(
             variant: ruled,
             selection: selection.clone(),
             pack,
+            pack_coder: morris::db::Coder::DEFAULT,
             without_rule: Some(plain_dir.clone()),
         };
         morris::solve(&options, &|_| {}).unwrap();

@@ -43,7 +43,7 @@ pub fn pack_folder_as(raw: &Path, packed: &Path, extra: &[&str]) {
     );
 }
 
-fn morris_in(args: &[&str]) -> std::process::Output {
+pub fn morris_in(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
         .args(args)
         .output()
@@ -173,6 +173,7 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
                 variant,
                 selection: Selection::MaxMen(6),
                 pack: None,
+                pack_coder: morris::db::Coder::DEFAULT,
                 without_rule: None,
             },
             &|_| {},
@@ -197,85 +198,6 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
         };
         assert!(Tablebase::open(&packed, other).is_err());
         assert!(Tablebase::open(&wdl, other).is_err());
-    }
-}
-
-/// Pair-coded folders (`pack --pairs`, format 4) of the plain values, the
-/// plain win/draw/loss codes and the losses: every code of every sector of
-/// six and of standard up to 6 men the same as the raw folder's, read one
-/// by one and decoded whole (`same_values`), the statistics the same, and
-/// `verify` passes on each folder. Packing again keeps the files; packing
-/// into the folder with zstd blocks is refused as another packing would be.
-#[test]
-fn pair_coded_folders_hold_the_same_values() {
-    for (name, selection) in [("six", Selection::All), ("standard", Selection::MaxMen(6))] {
-        let variant = Variant::by_name(name).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let raw = dir.path().join("raw");
-        solve_into(&raw, variant, selection);
-        let a = Tablebase::open(&raw, variant).unwrap();
-        for (packing, flags) in [
-            (Encoding::PackedPlies, &["--plain", "--pairs"][..]),
-            (Encoding::PackedWdl, &["--plain", "--wdl", "--pairs"]),
-            (Encoding::PackedLosses, &["--pairs"]),
-        ] {
-            let packed = dir.path().join(format!("{packing:?}"));
-            pack_folder_as(&raw, &packed, flags);
-            let b = Tablebase::open_folder(&packed).unwrap();
-            for sector in sector_files(&raw).unwrap() {
-                let (fa, fb) = (a.sector(sector).unwrap(), b.sector(sector).unwrap());
-                assert!(fb.header.is_pair_coded() && fb.header.encoding() == packing);
-                fb.verify_checksum().unwrap();
-                same_values(&fa, &fb, variant).unwrap();
-                let index = SectorIndex::of(
-                    variant.board,
-                    sector.us_board as usize,
-                    sector.them_board as usize,
-                );
-                for i in 0..fa.header.positions() {
-                    let value = fa.value(i).unwrap();
-                    match packing {
-                        Encoding::PackedPlies => {
-                            assert_eq!(fb.value(i).unwrap(), value, "{name} {sector} {i}")
-                        }
-                        Encoding::PackedWdl => {
-                            assert_eq!(fb.wdl(i).unwrap(), Wdl::of(value), "{name} {sector} {i}")
-                        }
-                        _ => {
-                            let pos = index.position(i, sector.us_hand, sector.them_hand);
-                            let lost = match value {
-                                Value::Loss(n) => LossMark::Lost(Some(n)),
-                                _ => LossMark::NotLost,
-                            };
-                            let mark = fb.loss_mark(i, &pos, variant).unwrap();
-                            assert_eq!(mark, lost, "{name} {sector} {i}");
-                        }
-                    }
-                }
-                let stats = |t: &Tablebase| {
-                    let s = t.sector_stats(sector).unwrap();
-                    (s.wins, s.losses, s.draws)
-                };
-                assert_eq!(stats(&a), stats(&b), "{name} {sector}");
-            }
-            let mut args = vec!["verify", "--db", packed.to_str().unwrap()];
-            if packing == Encoding::PackedLosses && name == "standard" {
-                args.extend(["--sample", "2000"]);
-            }
-            let verify = morris_in(&args);
-            assert!(
-                verify.status.success(),
-                "{}",
-                String::from_utf8_lossy(&verify.stderr)
-            );
-            // Packing again keeps the files as they are.
-            let before =
-                std::fs::read(packed.join(morris::db::file_name(SectorKey::movement(3, 3))));
-            pack_folder_as(&raw, &packed, flags);
-            let after =
-                std::fs::read(packed.join(morris::db::file_name(SectorKey::movement(3, 3))));
-            assert_eq!(before.unwrap(), after.unwrap());
-        }
     }
 }
 
@@ -511,7 +433,7 @@ fn damaged_packed_files(codings: &[(Encoding, bool, Coder)]) {
     }
 }
 
-fn solve_packing(raw: &Path, packed: &Path, selection: &str) -> String {
+pub fn solve_packing(raw: &Path, packed: &Path, selection: &str) -> String {
     let mut args = vec!["--variant", "six", "solve", "--db", raw.to_str().unwrap()];
     args.extend(["--pack", packed.to_str().unwrap()]);
     args.extend(selection.split(' '));

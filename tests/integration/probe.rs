@@ -24,6 +24,7 @@ fn solve_six(dir: &std::path::Path) {
             variant: six(),
             selection: Selection::All,
             pack: None,
+            pack_coder: morris::db::Coder::DEFAULT,
             without_rule: None,
         },
         &|_| {},

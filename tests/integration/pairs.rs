@@ -1,0 +1,119 @@
+//! Pair-coded folders (`pack --pairs`, `solve --pack DIR --pairs`, format
+//! 4): the same values as the raw folder, checked by `verify`, and the same
+//! files packed along the solve as after it. Damaged pair-coded files are
+//! in `pack.rs`'s damage test, planted values in `verify.rs`.
+
+use morris::db::{Encoding, LossMark, same_values, sector_files};
+use morris::index::{SectorIndex, SectorKey};
+use morris::{Selection, Tablebase, Value, Variant, Wdl};
+
+use crate::pack::{morris_in, pack_folder_as, solve_packing};
+use crate::solver::solve_into;
+
+/// Pair-coded folders (`pack --pairs`, format 4) of the plain values, the
+/// plain win/draw/loss codes and the losses: every code of every sector of
+/// six and of standard up to 6 men the same as the raw folder's, read one
+/// by one and decoded whole (`same_values`), the statistics the same, and
+/// `verify` passes on each folder. Packing again keeps the files; packing
+/// into the folder with zstd blocks is refused as another packing would be.
+#[test]
+fn pair_coded_folders_hold_the_same_values() {
+    for (name, selection) in [("six", Selection::All), ("standard", Selection::MaxMen(6))] {
+        let variant = Variant::by_name(name).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let raw = dir.path().join("raw");
+        solve_into(&raw, variant, selection);
+        let a = Tablebase::open(&raw, variant).unwrap();
+        for (packing, flags) in [
+            (Encoding::PackedPlies, &["--plain", "--pairs"][..]),
+            (Encoding::PackedWdl, &["--plain", "--wdl", "--pairs"]),
+            (Encoding::PackedLosses, &["--pairs"]),
+        ] {
+            let packed = dir.path().join(format!("{packing:?}"));
+            pack_folder_as(&raw, &packed, flags);
+            let b = Tablebase::open_folder(&packed).unwrap();
+            for sector in sector_files(&raw).unwrap() {
+                let (fa, fb) = (a.sector(sector).unwrap(), b.sector(sector).unwrap());
+                assert!(fb.header.is_pair_coded() && fb.header.encoding() == packing);
+                fb.verify_checksum().unwrap();
+                same_values(&fa, &fb, variant).unwrap();
+                let index = SectorIndex::of(
+                    variant.board,
+                    sector.us_board as usize,
+                    sector.them_board as usize,
+                );
+                for i in 0..fa.header.positions() {
+                    let value = fa.value(i).unwrap();
+                    match packing {
+                        Encoding::PackedPlies => {
+                            assert_eq!(fb.value(i).unwrap(), value, "{name} {sector} {i}")
+                        }
+                        Encoding::PackedWdl => {
+                            assert_eq!(fb.wdl(i).unwrap(), Wdl::of(value), "{name} {sector} {i}")
+                        }
+                        _ => {
+                            let pos = index.position(i, sector.us_hand, sector.them_hand);
+                            let lost = match value {
+                                Value::Loss(n) => LossMark::Lost(Some(n)),
+                                _ => LossMark::NotLost,
+                            };
+                            let mark = fb.loss_mark(i, &pos, variant).unwrap();
+                            assert_eq!(mark, lost, "{name} {sector} {i}");
+                        }
+                    }
+                }
+                let stats = |t: &Tablebase| {
+                    let s = t.sector_stats(sector).unwrap();
+                    (s.wins, s.losses, s.draws)
+                };
+                assert_eq!(stats(&a), stats(&b), "{name} {sector}");
+            }
+            let mut args = vec!["verify", "--db", packed.to_str().unwrap()];
+            if packing == Encoding::PackedLosses && name == "standard" {
+                args.extend(["--sample", "2000"]);
+            }
+            let verify = morris_in(&args);
+            assert!(
+                verify.status.success(),
+                "{}",
+                String::from_utf8_lossy(&verify.stderr)
+            );
+            // Packing again keeps the files as they are.
+            let before =
+                std::fs::read(packed.join(morris::db::file_name(SectorKey::movement(3, 3))));
+            pack_folder_as(&raw, &packed, flags);
+            let after =
+                std::fs::read(packed.join(morris::db::file_name(SectorKey::movement(3, 3))));
+            assert_eq!(before.unwrap(), after.unwrap());
+        }
+    }
+}
+
+/// `solve --pack DIR --pairs` leaves the same files as `pack --pairs` after
+/// a whole solve; `--pairs` without `--pack` is refused.
+#[test]
+fn pair_coded_packing_as_the_solve_goes_gives_the_same_files() {
+    let six = Variant::by_name("six").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (raw, packed) = (dir.path().join("raw"), dir.path().join("packed"));
+    solve_into(&raw, six, Selection::All);
+    pack_folder_as(&raw, &packed, &["--pairs"]);
+    let (raw2, packed2) = (dir.path().join("raw2"), dir.path().join("packed2"));
+    let out = solve_packing(&raw2, &packed2, "--all --pairs");
+    assert!(out.contains("the starting position is a draw"), "{out}");
+    assert!(sector_files(&raw2).unwrap().is_empty());
+    let names = sector_files(&packed).unwrap();
+    assert_eq!(names, sector_files(&packed2).unwrap());
+    for s in names {
+        let name = morris::db::file_name(s);
+        let (a, b) = (packed.join(&name), packed2.join(&name));
+        assert!(
+            std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
+            "{name}"
+        );
+    }
+    let raw3 = dir.path().join("raw3");
+    let refused = morris_in(&["solve", "--db", raw3.to_str().unwrap(), "--pairs"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--pack"));
+}
