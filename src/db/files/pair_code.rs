@@ -144,7 +144,8 @@ impl Grammar {
             return None;
         }
         let leaves = bytes[4..pairs_at].to_vec();
-        let mut lens = vec![1u32; leaf_count];
+        let mut lens = Vec::with_capacity(symbols);
+        lens.resize(leaf_count, 1u32);
         let mut pairs = Vec::with_capacity(pair_count);
         for (i, three) in bytes[pairs_at..bits_at].chunks_exact(3).enumerate() {
             let both = u32::from_le_bytes([three[0], three[1], three[2], 0]);
@@ -529,13 +530,23 @@ struct Decoder {
 
 impl Decoder {
     fn new(code_bits: &[u8]) -> Decoder {
-        let mut sorted: Vec<u16> = (0..code_bits.len() as u16)
-            .filter(|&s| code_bits[s as usize] > 0)
-            .collect();
-        sorted.sort_by_key(|&s| (code_bits[s as usize], s));
+        // The coded symbols by (length, symbol): a counting sort, as a
+        // file's first probe builds this.
         let mut count = [0u32; MAX_CODE_BITS as usize + 2];
-        for &s in &sorted {
-            count[code_bits[s as usize] as usize] += 1;
+        for &b in code_bits {
+            count[b as usize] += 1;
+        }
+        count[0] = 0;
+        let mut slot = [0u32; MAX_CODE_BITS as usize + 2];
+        for len in 1..=MAX_CODE_BITS as usize {
+            slot[len] = slot[len - 1] + count[len - 1];
+        }
+        let mut sorted = vec![0u16; count.iter().sum::<u32>() as usize];
+        for (s, &b) in code_bits.iter().enumerate() {
+            if b > 0 {
+                sorted[slot[b as usize] as usize] = s as u16;
+                slot[b as usize] += 1;
+            }
         }
         let mut first_code = [0u32; MAX_CODE_BITS as usize + 2];
         let mut first_index = [0u32; MAX_CODE_BITS as usize + 2];
