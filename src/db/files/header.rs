@@ -22,7 +22,7 @@
 //!     96    8  xxh3-64 of the overflow entries
 //!    104    8  xxh3-64 of header bytes 0..104
 //!    112   16  zero (packed files, see packed.rs: the compressed bytes, and
-//!              the length and check of a zstd dictionary)
+//!              the length and check of a zstd dictionary or pair grammar)
 //!    128    N  one value byte per index
 //!  128+N 12*E  overflow entries: index u64, plies u32, ascending by index
 //!     ..  8*B  xxh3-64 of each block of value bytes, B = ceil(N / 2^K)

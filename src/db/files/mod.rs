@@ -6,6 +6,7 @@
 pub(crate) mod encoding;
 pub(crate) mod folder;
 pub(crate) mod header;
+mod huffman;
 pub(crate) mod index_file;
 pub(crate) mod mapped;
 pub(crate) mod pack_write;

@@ -198,13 +198,18 @@ fn write_pair_coded(
             BlockCodes::of(raw, header.encoding, start as u64, block)
         })
         .collect::<Result<_, FileError>>()?;
-    let all: Vec<u8> = codes.iter().flat_map(|c| c.codes.iter().copied()).collect();
+    // The codes in one piece, each block's freed as it is copied.
+    let (mut all, mut tallies) = (Vec::with_capacity(bytes.len()), Vec::new());
+    for c in codes {
+        all.extend_from_slice(&c.codes);
+        tallies.push((c.wins, c.lost));
+    }
     let (grammar, symbols) = Grammar::build(&all, block_len, MAX_SYMBOLS);
     drop(all);
     let blocks: Vec<(Vec<u8>, Wins, u64)> = symbols
         .par_iter()
-        .zip(&codes)
-        .map(|(s, c)| (grammar.encode_block(s), c.wins, c.lost))
+        .zip(&tallies)
+        .map(|(s, &(wins, lost))| (grammar.encode_block(s), wins, lost))
         .collect();
     write_file(dir, raw, header, &blocks, None, &grammar.to_bytes())
 }

@@ -1,9 +1,8 @@
 //! Packed sector files (format version 3): a sector's values in blocks that
 //! decode to 16 KiB (or, `pack --block-bytes`, as little as 256 bytes), each
 //! compressed with zstd, so a probe decodes one
-//! block, not a whole file. Format version 4 (`pack --pairs`) has the same
-//! layout with pair-coded blocks of 65,536 positions and the grammar where
-//! the dictionary is (`pair_code.rs`); a probe reads one chunk's codes. What a block holds depends on the value encoding:
+//! block, not a whole file. What a block holds depends on the value
+//! encoding:
 //!
 //! - 6, losses (what `morris pack` writes): the plies of each lost position,
 //!   a byte as in a raw file, and 255 for every position not lost. A win in
@@ -19,6 +18,11 @@
 //! - 2 (or 4 under the move-count rule), plain (`--plain`): the value bytes
 //!   of a raw file as they are. No search, several times larger.
 //! - 5, plain win/draw/loss (`--plain --wdl`): two-bit codes, four to a byte.
+//!
+//! Format version 4 (`pack --pairs`) has the same layout and keeps the same
+//! codes, one per position, in pair-coded blocks of 65,536 positions, with
+//! the grammar where the dictionary is (`pair_code.rs`): a probe reads one
+//! chunk's codes.
 //!
 //! ```text
 //! offset   size    field
@@ -303,19 +307,20 @@ impl PackedBody {
     }
 
     /// The compressed bytes of block `block`, not checked.
-    fn block_bytes(&self, block: usize) -> Result<&[u8], FileError> {
+    /// Its offsets among the compressed bytes come with it.
+    fn block_bytes(&self, block: usize) -> Result<(&[u8], u64), FileError> {
         let offset = |i: usize| u64_le(&self.map, HEADER_LEN + 8 * i).unwrap_or(u64::MAX);
         let (start, end) = (offset(block), offset(block + 1));
         if start > end || end > self.data_len {
             return Err(self.corrupted(format!("block {block} has offsets out of range")));
         }
         let at = self.data_at + start as usize;
-        Ok(&self.map[at..at + (end - start) as usize])
+        Ok((&self.map[at..at + (end - start) as usize], start))
     }
 
-    /// Checks `bytes`, block `block`'s, against its checksum.
-    fn check_block(&self, block: usize, bytes: &[u8]) -> Result<(), FileError> {
-        let start = (bytes.as_ptr() as usize - self.map.as_ptr() as usize - self.data_at) as u64;
+    /// Checks `bytes`, block `block`'s from `start` among the compressed
+    /// bytes, against its checksum.
+    fn check_block(&self, block: usize, (bytes, start): (&[u8], u64)) -> Result<(), FileError> {
         let stored = u64_le(&self.map, HEADER_LEN + 8 * (self.blocks + 1) + 8 * block).unwrap_or(0);
         if block_checksum(block, start, start + bytes.len() as u64, bytes) != stored {
             return Err(self.corrupted(format!("block {block} fails its checksum")));
@@ -334,8 +339,8 @@ impl PackedBody {
 
     /// Block `block`, checked and decoded (not cached).
     fn decode(&self, block: usize) -> Result<Vec<u8>, FileError> {
-        let bytes = self.block_bytes(block)?;
-        self.check_block(block, bytes)?;
+        let (bytes, start) = self.block_bytes(block)?;
+        self.check_block(block, (bytes, start))?;
         let values = self.values_in(block);
         let dictionary = match &self.coding {
             BlockCoding::Pairs { grammar, .. } => {
@@ -372,15 +377,20 @@ impl PackedBody {
         within: usize,
     ) -> Result<u8, FileError> {
         use std::sync::atomic::Ordering::Relaxed;
-        let bytes = self.block_bytes(block)?;
+        let (bytes, start) = self.block_bytes(block)?;
         let (word, bit) = (&checked[block / 64], 1u64 << (block % 64));
+        let positions = self.values_in(block);
+        let damaged = || self.corrupted(format!("block {block} does not decode"));
         if word.load(Relaxed) & bit == 0 {
-            self.check_block(block, bytes)?;
+            self.check_block(block, (bytes, start))?;
+            if !grammar.layout_holds(bytes, positions) {
+                return Err(damaged());
+            }
             word.fetch_or(bit, Relaxed);
         }
         grammar
-            .code_at(bytes, within)
-            .ok_or_else(|| self.corrupted(format!("block {block} does not decode")))
+            .code_at(bytes, within, positions)
+            .ok_or_else(damaged)
     }
 
     /// The code at `index` (below the positions): a byte, or the two-bit

@@ -28,6 +28,10 @@
 //! canonical (of one length consecutive, shorter ones first), written from
 //! the high bit of each byte; no code crosses a chunk's end.
 
+use rayon::prelude::*;
+
+use super::huffman::{BitReader, Decoder, MAX_CODE_BITS, huffman_lengths};
+
 /// The most symbols (leaves and pairs) a grammar has: 12-bit symbols.
 pub const MAX_SYMBOLS: usize = 4096;
 /// Bytes of codes per chunk: a probe decodes at most one chunk's codes.
@@ -35,10 +39,6 @@ pub const CHUNK_BYTES: usize = 64;
 /// The most positions a pair-coded block holds: its chunks' first
 /// positions are 16-bit.
 pub const MAX_BLOCK_LEN: usize = 1 << 16;
-/// The longest Huffman code, in bits.
-const MAX_CODE_BITS: u32 = 24;
-/// Codes this long or shorter are decoded by one table lookup.
-const FAST_BITS: u32 = 11;
 /// A pair seen fewer times than this in a pass is not worth a rule.
 const MIN_PAIR_COUNT: u32 = 24;
 /// The most rules one pass adds: 8 made the codes 1.5% smaller for six
@@ -198,7 +198,7 @@ impl Grammar {
                 used = 0;
             }
             let chunk = chunks.last_mut().expect("one at least");
-            let code = self.decoder.codes[s as usize];
+            let code = self.decoder.code(s);
             for k in 0..bits {
                 let at = used + k;
                 if at / 8 == chunk.len() {
@@ -226,10 +226,28 @@ impl Grammar {
         out
     }
 
-    /// The code at `offset` of a block whose bytes are `block`; `None`
-    /// where the block does not hold it.
+    /// Whether a block of `positions` positions whose bytes are `block` is
+    /// laid out as this module says: at least one chunk, the chunks' first
+    /// positions ascending and below `positions`, every chunk but the last
+    /// whole. A probe checks this once per block, with its checksum; then
+    /// [`Grammar::code_at`] reads no chunk's codes past the next chunk's
+    /// first position. (A chunk whose codes end before that reads its zero
+    /// padding as codes: no damage makes one, since the checksum holds, but
+    /// a faulty writer could.)
+    pub fn layout_holds(&self, block: &[u8], positions: usize) -> bool {
+        let Some(chunks) = Chunks::of(block) else {
+            return false;
+        };
+        let whole = chunks.head + (chunks.count - 1) * CHUNK_BYTES <= block.len();
+        let ascending = (1..chunks.count).all(|k| chunks.start(k - 1) < chunks.start(k));
+        whole && ascending && chunks.start(chunks.count - 1) < positions
+    }
+
+    /// The code at `offset` of a block of `positions` positions whose bytes
+    /// are `block` (laid out as [`Grammar::layout_holds`] checks); `None`
+    /// where its chunk does not hold it.
     #[inline]
-    pub fn code_at(&self, block: &[u8], offset: usize) -> Option<u8> {
+    pub fn code_at(&self, block: &[u8], offset: usize, positions: usize) -> Option<u8> {
         let chunks = Chunks::of(block)?;
         // The last chunk that starts at or before `offset`.
         let (mut low, mut high) = (0, chunks.count - 1);
@@ -241,11 +259,19 @@ impl Grammar {
                 high = mid - 1;
             }
         }
+        let end = if low + 1 < chunks.count {
+            chunks.start(low + 1)
+        } else {
+            positions
+        };
         let mut reader = BitReader::new(chunks.bytes(low)?);
         let mut start = chunks.start(low);
         loop {
             let symbol = self.decoder.decode(&mut reader)?;
             let len = self.lens[symbol as usize] as usize;
+            if start + len > end {
+                return None;
+            }
             if offset < start + len {
                 return Some(self.leaf_at(symbol, offset - start));
             }
@@ -351,29 +377,30 @@ impl<'a> Chunks<'a> {
 /// Rewrites `seq` with pair symbols, pass by pass, and returns the pairs
 /// (symbol `lens.len()` before the call is the first); `lens` gets each new
 /// symbol's length. Each pass counts every adjacent pair within a block,
-/// then replaces the most frequent ones, left to right.
+/// then replaces the most frequent ones, left to right. Pieces of blocks
+/// are counted and rewritten in parallel; no pair spans two blocks, so the
+/// result is the same on any number of threads.
 fn add_pairs(seq: &mut Vec<u16>, lens: &mut Vec<u32>, max_symbols: usize) -> Vec<[u16; 2]> {
     let mut pairs = Vec::new();
-    let mut counts = vec![0u32; MAX_SYMBOLS * MAX_SYMBOLS];
     let mut pair_symbol = vec![0u16; MAX_SYMBOLS * MAX_SYMBOLS];
-    let at = |a: u16, b: u16| (a & !BLOCK_START) as usize * MAX_SYMBOLS + b as usize;
+    // One table of counts per piece, made once: a table made and freed
+    // each pass cost a third of the time in page faults.
+    let mut tables: Vec<Vec<u32>> = Vec::new();
     while lens.len() < max_symbols && seq.len() > 1 {
         let symbols = lens.len();
-        for w in seq.windows(2) {
-            if w[1] & BLOCK_START == 0 {
-                let i = at(w[0], w[1]);
-                counts[i] = counts[i].saturating_add(1);
-            }
-        }
+        let bounds = pieces(seq);
+        tables.resize_with(bounds.len() - 1, || vec![0u32; MAX_SYMBOLS * MAX_SYMBOLS]);
+        count_pairs(seq, &bounds, symbols, &mut tables);
+        let (counts, others) = tables.split_first_mut().expect("one piece at least");
         let mut best: Vec<(u32, usize)> = Vec::new();
-        for a in 0..symbols {
-            for b in 0..symbols {
-                let i = a * MAX_SYMBOLS + b;
-                if counts[i] >= MIN_PAIR_COUNT {
-                    best.push((counts[i], i));
-                }
-                counts[i] = 0;
+        for (i, count) in counts[..symbols * symbols].iter_mut().enumerate() {
+            for other in others.iter_mut() {
+                *count = count.saturating_add(std::mem::take(&mut other[i]));
             }
+            if *count >= MIN_PAIR_COUNT {
+                best.push((*count, i));
+            }
+            *count = 0;
         }
         if best.is_empty() {
             break;
@@ -384,7 +411,7 @@ fn add_pairs(seq: &mut Vec<u16>, lens: &mut Vec<u32>, max_symbols: usize) -> Vec
             .iter()
             .take(PAIRS_PER_PASS.min(max_symbols - symbols))
             .take_while(|&&(count, _)| count >= top / 8)
-            .map(|&(_, i)| i)
+            .map(|&(_, i)| (i / symbols) * MAX_SYMBOLS + i % symbols)
             .collect();
         for &i in &chosen {
             let (a, b) = (i / MAX_SYMBOLS, i % MAX_SYMBOLS);
@@ -392,28 +419,89 @@ fn add_pairs(seq: &mut Vec<u16>, lens: &mut Vec<u32>, max_symbols: usize) -> Vec
             pairs.push([a as u16, b as u16]);
             lens.push(lens[a] + lens[b]);
         }
-        let (mut read, mut write) = (0, 0);
-        while read < seq.len() {
-            let here = seq[read];
-            if read + 1 < seq.len() && seq[read + 1] & BLOCK_START == 0 {
-                let symbol = pair_symbol[at(here, seq[read + 1])];
-                if symbol != 0 {
-                    seq[write] = symbol | (here & BLOCK_START);
-                    write += 1;
-                    read += 2;
-                    continue;
-                }
-            }
-            seq[write] = here;
-            write += 1;
-            read += 1;
-        }
-        seq.truncate(write);
+        replace_pairs(seq, &bounds, &pair_symbol);
         for &i in &chosen {
             pair_symbol[i] = 0;
         }
     }
     pairs
+}
+
+/// Where `seq` splits into about one piece per thread (at most four: each
+/// counts into a table of its own, 64 MiB), each beginning at a block's
+/// start: the bounds, 0 first and the length last.
+fn pieces(seq: &[u16]) -> Vec<usize> {
+    let parts = rayon::current_num_threads().clamp(1, 4);
+    let mut bounds = vec![0];
+    for t in 1..parts {
+        let mut at = seq.len() * t / parts;
+        while at < seq.len() && seq[at] & BLOCK_START == 0 {
+            at += 1;
+        }
+        if at < seq.len() && at > *bounds.last().expect("0 first") {
+            bounds.push(at);
+        }
+    }
+    bounds.push(seq.len());
+    bounds
+}
+
+/// Counts, into the piece's table (zero before), how often each pair of
+/// symbols follows within a block: `a * symbols + b` counts `b` after `a`.
+fn count_pairs(seq: &[u16], bounds: &[usize], symbols: usize, tables: &mut [Vec<u32>]) {
+    tables
+        .par_iter_mut()
+        .zip(bounds.par_windows(2))
+        .for_each(|(counts, w)| {
+            for pair in seq[w[0]..w[1]].windows(2) {
+                if pair[1] & BLOCK_START == 0 {
+                    let i = (pair[0] & !BLOCK_START) as usize * symbols + pair[1] as usize;
+                    counts[i] = counts[i].saturating_add(1);
+                }
+            }
+        });
+}
+
+/// Replaces, left to right within each piece, each pair that has a symbol
+/// in `pair_symbol`, then closes the gaps.
+fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], pair_symbol: &[u16]) {
+    let mut slices = Vec::with_capacity(bounds.len());
+    let mut rest: &mut [u16] = seq;
+    for w in bounds.windows(2) {
+        let (piece, tail) = rest.split_at_mut(w[1] - w[0]);
+        slices.push(piece);
+        rest = tail;
+    }
+    let kept: Vec<usize> = slices
+        .into_par_iter()
+        .map(|piece| {
+            let (mut read, mut write) = (0, 0);
+            while read < piece.len() {
+                let here = piece[read];
+                if read + 1 < piece.len() && piece[read + 1] & BLOCK_START == 0 {
+                    let at =
+                        (here & !BLOCK_START) as usize * MAX_SYMBOLS + piece[read + 1] as usize;
+                    let symbol = pair_symbol[at];
+                    if symbol != 0 {
+                        piece[write] = symbol | (here & BLOCK_START);
+                        write += 1;
+                        read += 2;
+                        continue;
+                    }
+                }
+                piece[write] = here;
+                write += 1;
+                read += 1;
+            }
+            write
+        })
+        .collect();
+    let mut write = 0;
+    for (w, kept) in bounds.windows(2).zip(kept) {
+        seq.copy_within(w[0]..w[0] + kept, write);
+        write += kept;
+    }
+    seq.truncate(write);
 }
 
 /// A whole sector's codes in pair-coded blocks, in memory: what the
@@ -423,6 +511,8 @@ pub struct PairCode {
     grammar: Grammar,
     blocks: Vec<Vec<u8>>,
     block_len: usize,
+    /// The codes' count.
+    len: usize,
 }
 
 #[cfg(any(test, feature = "internals"))]
@@ -436,6 +526,7 @@ impl PairCode {
             grammar,
             blocks,
             block_len,
+            len: codes.len(),
         }
     }
 
@@ -453,209 +544,12 @@ impl PairCode {
 
     /// The code at `position`.
     pub fn get(&self, position: usize) -> u8 {
+        let first = position / self.block_len * self.block_len;
+        let positions = self.block_len.min(self.len - first);
         let block = &self.blocks[position / self.block_len];
         self.grammar
-            .code_at(block, position % self.block_len)
+            .code_at(block, position - first, positions)
             .expect("a block it wrote")
-    }
-}
-
-/// Huffman code lengths for `counts` (0 for a symbol never seen), none
-/// longer than `max_bits`: the counts are halved until the code fits.
-fn huffman_lengths(counts: &[u64], max_bits: u32) -> Vec<u8> {
-    let mut scaled: Vec<u64> = counts.to_vec();
-    loop {
-        let bits = unlimited_lengths(&scaled);
-        if bits.iter().all(|&b| b as u32 <= max_bits) {
-            return bits;
-        }
-        for c in scaled.iter_mut().filter(|c| **c > 0) {
-            *c = (*c / 2).max(1);
-        }
-    }
-}
-
-/// Huffman code lengths without a limit (a lone symbol gets one bit).
-fn unlimited_lengths(counts: &[u64]) -> Vec<u8> {
-    let mut bits = vec![0u8; counts.len()];
-    let used: Vec<usize> = (0..counts.len()).filter(|&s| counts[s] > 0).collect();
-    if used.len() == 1 {
-        bits[used[0]] = 1;
-        return bits;
-    }
-    // Nodes: the leaves, then the merged ones; parent links give depths.
-    let mut weight: Vec<u64> = used.iter().map(|&s| counts[s]).collect();
-    let mut parent = vec![usize::MAX; used.len()];
-    let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>> = (0..used.len())
-        .map(|n| std::cmp::Reverse((weight[n], n)))
-        .collect();
-    while heap.len() > 1 {
-        let std::cmp::Reverse((wa, a)) = heap.pop().unwrap();
-        let std::cmp::Reverse((wb, b)) = heap.pop().unwrap();
-        let node = weight.len();
-        weight.push(wa + wb);
-        parent.push(usize::MAX);
-        parent[a] = node;
-        parent[b] = node;
-        heap.push(std::cmp::Reverse((wa + wb, node)));
-    }
-    let mut depth = vec![0u8; weight.len()];
-    for n in (0..weight.len()).rev() {
-        if parent[n] != usize::MAX {
-            depth[n] = depth[parent[n]] + 1;
-        }
-    }
-    for (n, &s) in used.iter().enumerate() {
-        bits[s] = depth[n];
-    }
-    bits
-}
-
-/// Canonical Huffman decoding: codes of one length are consecutive numbers,
-/// shorter codes numerically first when left-aligned.
-struct Decoder {
-    /// For each `FAST_BITS` prefix: symbol << 8 | code length, or 0 when
-    /// the code is longer.
-    fast: Vec<u32>,
-    /// For each length: its first code, and the index in `sorted` of its
-    /// first symbol.
-    first_code: [u32; MAX_CODE_BITS as usize + 2],
-    first_index: [u32; MAX_CODE_BITS as usize + 2],
-    count: [u32; MAX_CODE_BITS as usize + 2],
-    /// The coded symbols by (length, symbol).
-    sorted: Vec<u16>,
-    /// Each symbol's code.
-    codes: Vec<u32>,
-}
-
-impl Decoder {
-    fn new(code_bits: &[u8]) -> Decoder {
-        // The coded symbols by (length, symbol): a counting sort, as a
-        // file's first probe builds this.
-        let mut count = [0u32; MAX_CODE_BITS as usize + 2];
-        for &b in code_bits {
-            count[b as usize] += 1;
-        }
-        count[0] = 0;
-        let mut slot = [0u32; MAX_CODE_BITS as usize + 2];
-        for len in 1..=MAX_CODE_BITS as usize {
-            slot[len] = slot[len - 1] + count[len - 1];
-        }
-        let mut sorted = vec![0u16; count.iter().sum::<u32>() as usize];
-        for (s, &b) in code_bits.iter().enumerate() {
-            if b > 0 {
-                sorted[slot[b as usize] as usize] = s as u16;
-                slot[b as usize] += 1;
-            }
-        }
-        let mut first_code = [0u32; MAX_CODE_BITS as usize + 2];
-        let mut first_index = [0u32; MAX_CODE_BITS as usize + 2];
-        let (mut code, mut index) = (0u32, 0u32);
-        for len in 1..=MAX_CODE_BITS as usize {
-            first_code[len] = code;
-            first_index[len] = index;
-            code = (code + count[len]) << 1;
-            index += count[len];
-        }
-        let mut codes = vec![0u32; code_bits.len()];
-        let mut next = first_code;
-        for &s in &sorted {
-            let len = code_bits[s as usize] as usize;
-            codes[s as usize] = next[len];
-            next[len] += 1;
-        }
-        let mut fast = vec![0u32; 1 << FAST_BITS];
-        for &s in &sorted {
-            let len = code_bits[s as usize] as u32;
-            if len <= FAST_BITS {
-                let base = (codes[s as usize] << (FAST_BITS - len)) as usize;
-                for entry in &mut fast[base..base + (1 << (FAST_BITS - len))] {
-                    *entry = (s as u32) << 8 | len;
-                }
-            }
-        }
-        Decoder {
-            fast,
-            first_code,
-            first_index,
-            count,
-            sorted,
-            codes,
-        }
-    }
-
-    /// The next symbol of `reader`; `None` past its bytes or where the
-    /// bits are no code.
-    #[inline]
-    fn decode(&self, reader: &mut BitReader) -> Option<u16> {
-        let window = reader.peek32();
-        let entry = self.fast[(window >> (32 - FAST_BITS)) as usize];
-        if entry != 0 {
-            reader.consume(entry & 0xff)?;
-            return Some((entry >> 8) as u16);
-        }
-        for len in FAST_BITS + 1..=MAX_CODE_BITS {
-            let code = window >> (32 - len);
-            let first = self.first_code[len as usize];
-            if code >= first && code < first + self.count[len as usize] {
-                reader.consume(len)?;
-                return Some(self.sorted[(self.first_index[len as usize] + code - first) as usize]);
-            }
-        }
-        None
-    }
-}
-
-/// Reads a chunk's bits from the most significant bit of its first byte.
-struct BitReader<'a> {
-    bytes: &'a [u8],
-    /// The bits not yet consumed, left-aligned (zeros past the bytes).
-    window: u64,
-    /// How many bits of `window` are valid.
-    valid: u32,
-    next_byte: usize,
-    /// Bits of `bytes` not yet consumed.
-    left: u32,
-}
-
-impl<'a> BitReader<'a> {
-    fn new(bytes: &'a [u8]) -> BitReader<'a> {
-        let mut reader = BitReader {
-            bytes,
-            window: 0,
-            valid: 0,
-            next_byte: 0,
-            left: 8 * bytes.len() as u32,
-        };
-        reader.refill();
-        reader
-    }
-
-    #[inline]
-    fn refill(&mut self) {
-        while self.valid <= 56 {
-            let byte = self.bytes.get(self.next_byte).copied().unwrap_or(0);
-            self.window |= (byte as u64) << (56 - self.valid);
-            self.valid += 8;
-            self.next_byte += 1;
-        }
-    }
-
-    #[inline]
-    fn peek32(&self) -> u32 {
-        (self.window >> 32) as u32
-    }
-
-    /// Consumes `bits`; `None` if the bytes do not hold that many.
-    #[inline]
-    fn consume(&mut self, bits: u32) -> Option<()> {
-        self.left = self.left.checked_sub(bits)?;
-        self.window <<= bits;
-        self.valid -= bits;
-        if self.valid < 32 {
-            self.refill();
-        }
-        Some(())
     }
 }
 
@@ -750,6 +644,39 @@ mod tests {
     }
 
     #[test]
+    fn blocks_not_laid_out_as_written_are_refused() {
+        let codes: Vec<u8> = (0..70_000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8)
+            .collect();
+        let code = PairCode::new(&codes, MAX_BLOCK_LEN, MAX_SYMBOLS);
+        let block = &code.blocks[0];
+        assert!(code.grammar.layout_holds(block, MAX_BLOCK_LEN));
+        assert!(u16::from_le_bytes([block[0], block[1]]) >= 3, "chunks");
+        // Chunk 2 starting where chunk 1 does.
+        let mut same = block.clone();
+        same[4] = same[2];
+        same[5] = same[3];
+        assert!(!code.grammar.layout_holds(&same, MAX_BLOCK_LEN));
+        // A chunk starting past the block's positions, no chunks, a whole
+        // chunk cut short.
+        assert!(!code.grammar.layout_holds(block, 10));
+        assert!(!code.grammar.layout_holds(&[0, 0], MAX_BLOCK_LEN));
+        let head = 2 * u16::from_le_bytes([block[0], block[1]]) as usize;
+        assert!(
+            !code
+                .grammar
+                .layout_holds(&block[..head + CHUNK_BYTES], MAX_BLOCK_LEN)
+        );
+        // Chunk 1 said to start at position 1, inside chunk 0's first
+        // symbol (of runs, longer than one position).
+        let runs = PairCode::new(&runs(100_000, 8), MAX_BLOCK_LEN, MAX_SYMBOLS);
+        let mut early = runs.blocks[0].clone();
+        early[2..4].copy_from_slice(&1u16.to_le_bytes());
+        assert!(runs.grammar.layout_holds(&early, MAX_BLOCK_LEN));
+        assert_eq!(runs.grammar.code_at(&early, 0, MAX_BLOCK_LEN), None);
+    }
+
+    #[test]
     fn damaged_blocks_give_no_code_past_their_bytes() {
         let codes = runs(20_000, 6);
         let code = PairCode::new(&codes, 1 << 14, MAX_SYMBOLS);
@@ -757,7 +684,7 @@ mod tests {
         for cut in 0..block.len().min(40) {
             let short = &block[..cut];
             assert_eq!(code.grammar.decode_block(short, 1 << 14), None);
-            let _ = code.grammar.code_at(short, (1 << 14) - 1);
+            let _ = code.grammar.code_at(short, (1 << 14) - 1, 1 << 14);
         }
     }
 }
