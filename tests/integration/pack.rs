@@ -43,6 +43,21 @@ pub fn pack_folder_as(raw: &Path, packed: &Path, extra: &[&str]) {
     );
 }
 
+/// `morris verify` of `folder` succeeds; of 2,000 positions a sector when
+/// `sample`.
+pub fn verify_passes(folder: &Path, sample: bool) {
+    let mut args = vec!["verify", "--db", folder.to_str().unwrap()];
+    if sample {
+        args.extend(["--sample", "2000"]);
+    }
+    let verify = morris_in(&args);
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+}
+
 pub fn morris_in(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
         .args(args)
@@ -151,19 +166,10 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
             (&plain, false),
             (&plain_wdl, false),
         ] {
-            let mut args = vec!["verify", "--db", folder.to_str().unwrap()];
             // A folder of loss bits is checked by a two-ply search: on the
             // standard board's flying sectors, thousands of probes each.
             // Six's are checked in full in `scripts/oracle.sh`.
-            if searched && (name == "standard" || search_step > 1) {
-                args.extend(["--sample", "2000"]);
-            }
-            let verify = morris_in(&args);
-            assert!(
-                verify.status.success(),
-                "{}",
-                String::from_utf8_lossy(&verify.stderr)
-            );
+            verify_passes(folder, searched && (name == "standard" || search_step > 1));
         }
         // Packing again keeps what is there; solving into it is refused.
         pack_folder(&raw, &packed);

@@ -7,7 +7,7 @@ use morris::db::{Encoding, LossMark, same_values, sector_files};
 use morris::index::{SectorIndex, SectorKey};
 use morris::{Selection, Tablebase, Value, Variant, Wdl};
 
-use crate::pack::{morris_in, pack_folder_as, solve_packing};
+use crate::pack::{morris_in, pack_folder_as, solve_packing, verify_passes};
 use crate::solver::solve_into;
 
 /// Pair-coded folders (`pack --pairs`, format 4) of the plain values, the
@@ -68,15 +68,9 @@ fn pair_coded_folders_hold_the_same_values() {
                 };
                 assert_eq!(stats(&a), stats(&b), "{name} {sector}");
             }
-            let mut args = vec!["verify", "--db", packed.to_str().unwrap()];
-            if packing == Encoding::PackedLosses && name == "standard" {
-                args.extend(["--sample", "2000"]);
-            }
-            let verify = morris_in(&args);
-            assert!(
-                verify.status.success(),
-                "{}",
-                String::from_utf8_lossy(&verify.stderr)
+            verify_passes(
+                &packed,
+                packing == Encoding::PackedLosses && name == "standard",
             );
             // Packing again keeps the files as they are.
             let before =
