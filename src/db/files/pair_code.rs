@@ -65,7 +65,7 @@ impl Grammar {
     /// The grammar of `codes`, in blocks of `block_len` positions (at most
     /// [`MAX_BLOCK_LEN`]), and each block's symbols.
     pub fn build(codes: &[u8], block_len: usize, max_symbols: usize) -> (Grammar, Vec<Vec<u16>>) {
-        assert!(block_len <= MAX_BLOCK_LEN && max_symbols <= MAX_SYMBOLS);
+        assert!((1..=MAX_BLOCK_LEN).contains(&block_len) && max_symbols <= MAX_SYMBOLS);
         let mut leaf_of = [u16::MAX; 256];
         let mut leaves = Vec::new();
         for &c in codes {
