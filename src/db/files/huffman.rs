@@ -46,6 +46,7 @@ fn unlimited_lengths(counts: &[u64]) -> Vec<u8> {
         parent[b] = node;
         heap.push(std::cmp::Reverse((wa + wb, node)));
     }
+    // Counts of u64 keep a depth under 93 (a Fibonacci tree), so a byte holds it.
     let mut depth = vec![0u8; weight.len()];
     for n in (0..weight.len()).rev() {
         if parent[n] != usize::MAX {
@@ -208,5 +209,26 @@ impl<'a> BitReader<'a> {
             self.refill();
         }
         Some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fibonacci counts make the most lopsided tree: 40 symbols, depths up
+    /// to 39 without the limit, none over it with.
+    #[test]
+    fn lengths_stay_within_the_limit() {
+        let mut counts = vec![1u64, 1];
+        while counts.len() < 40 {
+            let n = counts.len();
+            counts.push(counts[n - 1] + counts[n - 2]);
+        }
+        assert_eq!(unlimited_lengths(&counts).iter().max(), Some(&39));
+        let bits = huffman_lengths(&counts, MAX_CODE_BITS);
+        assert!(bits.iter().all(|&b| (1..=MAX_CODE_BITS as u8).contains(&b)));
+        let kraft: f64 = bits.iter().map(|&b| 0.5f64.powi(b as i32)).sum();
+        assert!((kraft - 1.0).abs() < 1e-9, "{kraft}");
     }
 }
