@@ -146,10 +146,10 @@ pub enum Command {
         /// is reported; resumable like the solve.
         #[arg(long, value_name = "DIR")]
         pack: Option<PathBuf>,
-        /// With --pack: pair-coded blocks, as `pack --pairs` writes (read
-        /// without decoding a block; see `pack --help`).
+        /// With --pack: zstd blocks, as `pack --zstd` writes, instead of
+        /// pair-coded ones (see `pack --help`).
         #[arg(long, requires = "pack")]
-        pairs: bool,
+        zstd: bool,
         /// Under the move-count rule (--n-move): the same variant's folder
         /// solved without the rule. Each draw with a fresh counter that is
         /// a win or a loss there is stored as a cursed win or a blessed
@@ -208,14 +208,15 @@ pub enum Command {
         #[arg(long, conflicts_with_all = ["sample", "oracle"])]
         resume: bool,
     },
-    /// Write a packed copy of a solved folder (format 3: blocks of 16 KiB of
-    /// codes compressed with zstd, each checked when first read; format 4
-    /// with --pairs: pair-coded blocks): every
+    /// Write a packed copy of a solved folder (format 4: blocks of codes
+    /// in a pair grammar with Huffman codes, a value read from one 64-byte
+    /// chunk; format 3 with --zstd: blocks compressed with zstd): every
     /// command reads it like the original. It keeps the lost positions
     /// (with their plies): a win or draw is found when probed by a one-ply
-    /// search over the children, so probes are two to five times slower
-    /// than with --plain, for files a third to a quarter of the size (on
-    /// the sectors up to 6-6). Resumable.
+    /// search over the children, so probes are about five times slower
+    /// than with --plain, for files about a third of the size (the
+    /// standard game up to 7-7: 0.95 bits per position). Each file is
+    /// checked against its raw one as it is written. Resumable.
     Pack {
         #[command(flatten)]
         db: DbArg,
@@ -373,32 +374,43 @@ pub struct AnswerDbs {
 #[derive(clap::Args, Debug)]
 pub struct PackHow {
     /// Keep win, draw or loss only, without the plies: one bit per
-    /// position, "lost", XOR a guess from cheap features where that
-    /// packs smaller (the whole standard game in 0.9 GB). Probes then
+    /// position, "lost" (with --zstd XOR a guess from cheap features where
+    /// that packs smaller: the whole standard game in 0.9 GB). Probes then
     /// give no plies and no lines of play; not for a folder under the
     /// move-count rule, whose values need their plies.
     #[arg(long)]
     pub wdl: bool,
     /// Keep every value as it is (or its win/draw/loss with --wdl): no
-    /// search when probed, three to four times the size. A folder under
+    /// search when probed, two to three times the size. A folder under
     /// the move-count rule is always packed plain.
     #[arg(long)]
     pub plain: bool,
-    /// Bytes of codes a compressed block decodes to, a power of two from
-    /// 256 to 16384 (the default). A random probe decodes a block: with
-    /// --plain --wdl and 512, one value is read in about a microsecond
-    /// (several times faster than 16384 where the block is not cached)
-    /// for files about 1.5 to 2 times larger; blocks under 16384 are
-    /// compressed with a dictionary the file stores, where that pays.
-    #[arg(long, value_name = "BYTES", default_value_t = 16384, value_parser = block_bytes)]
-    pub block_bytes: u32,
-    /// Code the blocks with a pair grammar and Huffman codes (format 4,
-    /// after Syzygy's tables) instead of zstd: a probe reads its value
-    /// from one 64-byte chunk, no block decoded. With --plain, a fifth
-    /// smaller than --block-bytes 512 and probed twice as fast; a fifth
-    /// larger than the default blocks. Not with --block-bytes.
-    #[arg(long, conflicts_with = "block_bytes")]
-    pub pairs: bool,
+    /// Compress blocks of 16 KiB of codes with zstd (format 3) instead of
+    /// pair-coding them: a probe decodes a whole block, so probes are two
+    /// to ten times slower, for files 4% smaller (the losses), 23%
+    /// smaller (the loss bits) or a sixth smaller (--plain).
+    #[arg(long)]
+    pub zstd: bool,
+    /// With zstd (implies --zstd): bytes of codes a block decodes to, a
+    /// power of two from 256 to 16384 (the default). With --plain --wdl
+    /// and 512, one value is read in about a microsecond, for files about
+    /// 1.5 to 2 times larger; blocks under 16384 are compressed with a
+    /// dictionary the file stores, where that pays.
+    #[arg(long, value_name = "BYTES", value_parser = block_bytes)]
+    pub block_bytes: Option<u32>,
+}
+
+impl PackHow {
+    /// How the blocks are coded: pair-coded unless zstd is asked for.
+    pub fn coder(&self) -> morris::db::Coder {
+        match (self.zstd, self.block_bytes) {
+            (false, None) => morris::db::Coder::DEFAULT,
+            (_, bytes) => morris::db::Coder::Zstd {
+                block_bytes_bits: bytes
+                    .map_or(morris::db::PACKED_BLOCK_BYTES_BITS, u32::trailing_zeros),
+            },
+        }
+    }
 }
 
 /// The names `--variant` takes.
@@ -506,7 +518,7 @@ pub fn run(cli: Cli) -> Result<()> {
             threads,
             quiet,
             pack,
-            pairs,
+            zstd,
             without_rule,
         } => {
             set_threads(threads)?;
@@ -514,7 +526,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 Some(sector) => morris::Selection::Unit(sector),
                 None => selection.selection(),
             };
-            let folders = (pack.as_deref(), pack_coder(pairs), without_rule.as_deref());
+            let folders = (pack.as_deref(), pack_coder(zstd), without_rule.as_deref());
             run_solve(out, &db.db, selection, folders, quiet, explicit)
         }
         Command::Probe {
@@ -585,10 +597,10 @@ pub fn run(cli: Cli) -> Result<()> {
         .or_else(ignore_broken_pipe)
 }
 
-/// How `solve --pack` codes its blocks: pair-coded with `--pairs`.
-fn pack_coder(pairs: bool) -> morris::db::Coder {
-    if pairs {
-        morris::db::Coder::Pairs
+/// How `solve --pack` codes its blocks: zstd with `--zstd`.
+fn pack_coder(zstd: bool) -> morris::db::Coder {
+    if zstd {
+        morris::db::Coder::ZSTD
     } else {
         morris::db::Coder::DEFAULT
     }

@@ -20,12 +20,7 @@ use morris::db::{
 
 pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHow) -> Result<()> {
     let (wdl_only, plain) = (how.wdl, how.plain);
-    let block_bytes_bits = how.block_bytes.trailing_zeros();
-    let coder = if how.pairs {
-        Coder::Pairs
-    } else {
-        Coder::Zstd { block_bytes_bits }
-    };
+    let coder = how.coder();
     let started = Instant::now();
     let variant = source.variant();
     let encoding = Encoding::packed(variant, wdl_only, plain);
@@ -54,7 +49,7 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
         let path = target.join(file_name(sector));
         let block_bits = match coder {
             Coder::Pairs => PAIR_BLOCK_BITS,
-            Coder::Zstd { .. } => {
+            Coder::Zstd { block_bytes_bits } => {
                 encoding.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS
             }
         };
@@ -62,7 +57,7 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
             f.is_packed()
                 && f.header.encoding().as_requested() == encoding
                 && f.header.block_bits() == block_bits
-                && f.header.is_pair_coded() == how.pairs
+                && f.header.is_pair_coded() == (coder == Coder::Pairs)
         });
         if !done {
             write_packed_in_blocks(target, &raw, encoding, variant, coder)?;

@@ -116,8 +116,8 @@ pub struct SolveOptions {
     /// Pack into this folder each sector that no unsolved unit reads any
     /// more, removing its raw file once the packed one is checked.
     pub pack: Option<PathBuf>,
-    /// How those packed files' blocks are coded: `Coder::DEFAULT` (zstd,
-    /// what `morris pack` writes) or `Coder::Pairs` (`pack --pairs`).
+    /// How those packed files' blocks are coded: `Coder::DEFAULT` (pair
+    /// coded, what `morris pack` writes) or `Coder::ZSTD` (`pack --zstd`).
     pub pack_coder: Coder,
     /// Under the move-count rule, the same variant's folder without the
     /// rule: each fresh draw that is a win or a loss there is written as a

@@ -12,7 +12,6 @@ mod index;
 mod move_count;
 mod naive;
 mod pack;
-mod pairs;
 mod plan;
 mod probe;
 mod rules;
@@ -20,6 +19,7 @@ mod serve;
 mod solver;
 mod ultra;
 mod verify;
+mod zstd;
 
 /// A folder of solved data that many tests read, built once for this build
 /// of the tests and shared by their processes (nextest runs each test in a

@@ -1,4 +1,4 @@
-//! Packed folders (`morris pack`, format 3): the same values as the raw
+//! Packed folders (`morris pack`, format 4: pair-coded): the same values as the raw
 //! folder, read by every command, and damage reported, never read as a value.
 
 use std::path::Path;
@@ -322,14 +322,14 @@ fn a_win_draw_loss_folder_answers_without_plies() {
 /// A packed file, in full or win/draw/loss only, truncated, with a byte
 /// flipped in its header, block table, pair grammar or compressed blocks,
 /// or replaced by garbage: errors or right values, never a wrong value or
-/// a panic. The four packings in their default blocks and the plain ones
-/// pair-coded here; predicted loss bits, small blocks and the other
-/// pair-coded ones in `scripts/oracle.sh`.
+/// a panic. The four packings pair-coded (the default) and the losses and
+/// plain values in zstd blocks here; predicted loss bits, small blocks and
+/// the other zstd-coded ones in `scripts/oracle.sh`.
 #[test]
 fn damaged_packed_files_never_give_a_wrong_value() {
     let mut codings: Vec<_> = PACKINGS.map(|p| (p, false, Coder::DEFAULT)).into();
-    codings.push((Encoding::PackedPlies, false, Coder::Pairs));
-    codings.push((Encoding::PackedWdl, false, Coder::Pairs));
+    codings.push((Encoding::PackedLosses, false, Coder::ZSTD));
+    codings.push((Encoding::PackedPlies, false, Coder::ZSTD));
     damaged_packed_files(&codings);
 }
 
@@ -338,12 +338,12 @@ fn damaged_packed_files_never_give_a_wrong_value() {
 fn damaged_packed_files_in_more_codings_never_give_a_wrong_value() {
     let zstd = |block_bytes_bits| Coder::Zstd { block_bytes_bits };
     damaged_packed_files(&[
-        (Encoding::PackedLossBits, true, Coder::DEFAULT),
+        (Encoding::PackedLossBits, true, Coder::ZSTD),
         // Small blocks, one of equal bytes among them.
         (Encoding::PackedWdl, false, zstd(8)),
         (Encoding::PackedLosses, false, zstd(9)),
-        (Encoding::PackedLosses, false, Coder::Pairs),
-        (Encoding::PackedLossBits, false, Coder::Pairs),
+        (Encoding::PackedLossBits, false, Coder::ZSTD),
+        (Encoding::PackedWdl, false, Coder::ZSTD),
     ]);
 }
 
@@ -540,7 +540,7 @@ fn predicted_loss_bits_read_back_every_value() {
                 Encoding::PackedLossBits,
                 variant,
                 Some(true),
-                Coder::DEFAULT,
+                Coder::ZSTD,
             )
             .unwrap();
             let file = SectorFile::open(&path, false).unwrap();

@@ -204,8 +204,8 @@ fn movement_counts_agree_with_the_published_ones() {
 /// Packed as losses (`pack`'s default) from a file with planted wrong
 /// losses, checksums recomputed: a loss made a draw, a draw made a loss and
 /// a loss made two plies longer. `verify` of the packed folder finds each,
-/// and of the folders pair-coded (`pack --pairs`) of the plain values and
-/// of the losses.
+/// and of the folders of the plain values (`pack --plain`) and of the
+/// losses zstd-coded (`pack --zstd`).
 /// Both ways: the search per position, and the sector decoded once then
 /// checked as raw (what `verify` of a whole packed folder does), whose
 /// scratch folder goes when done. (Of win/draw/loss bits it need not:
@@ -232,11 +232,8 @@ fn planted_losses_are_caught_in_a_packed_folder() {
         Value::Loss(n) if n > 0 => Some(Value::Loss(n + 2)),
         _ => None,
     });
-    // Pair-coded (`pack --pairs`), the plain values and the losses alike.
-    for (kind, flags) in [
-        ("pairs", &["--plain", "--pairs"][..]),
-        ("losses pairs", &["--pairs"]),
-    ] {
+    // The plain values, and the losses zstd-coded, alike.
+    for (kind, flags) in [("plain", &["--plain"][..]), ("losses zstd", &["--zstd"])] {
         let packed = dir.path().join(kind);
         crate::pack::pack_folder_as(&raw, &packed, flags);
         let tb = Tablebase::open_folder(&packed).unwrap();

@@ -1,7 +1,8 @@
-//! Pair-coded folders (`pack --pairs`, `solve --pack DIR --pairs`, format
-//! 4): the same values as the raw folder, checked by `verify`, and the same
-//! files packed along the solve as after it. Damaged pair-coded files are
-//! in `pack.rs`'s damage test, planted values in `verify.rs`.
+//! zstd-coded folders (`pack --zstd`, `solve --pack DIR --zstd`, format 3),
+//! the coder beside the default pair-coded blocks (`pack.rs`): the same
+//! values as the raw folder, checked by `verify`, and the same files packed
+//! along the solve as after it. Damaged zstd-coded files are in `pack.rs`'s
+//! damage test, planted values in `verify.rs`.
 
 use morris::db::{Encoding, LossMark, same_values, sector_files};
 use morris::index::{SectorIndex, SectorKey};
@@ -10,14 +11,14 @@ use morris::{Selection, Tablebase, Value, Variant, Wdl};
 use crate::pack::{morris_in, pack_folder_as, solve_packing, verify_passes};
 use crate::solver::solve_into;
 
-/// Pair-coded folders (`pack --pairs`, format 4) of the plain values, the
+/// zstd-coded folders (`pack --zstd`, format 3) of the plain values, the
 /// plain win/draw/loss codes and the losses: every code of every sector of
 /// six and of standard up to 6 men the same as the raw folder's, read one
 /// by one and decoded whole (`same_values`), the statistics the same, and
 /// `verify` passes on each folder. Packing again keeps the files (the same
 /// file, not one written again).
 #[test]
-fn pair_coded_folders_hold_the_same_values() {
+fn zstd_coded_folders_hold_the_same_values() {
     for (name, selection) in [("six", Selection::All), ("standard", Selection::MaxMen(6))] {
         let variant = Variant::by_name(name).unwrap();
         let dir = tempfile::tempdir().unwrap();
@@ -25,16 +26,16 @@ fn pair_coded_folders_hold_the_same_values() {
         solve_into(&raw, variant, selection);
         let a = Tablebase::open(&raw, variant).unwrap();
         for (packing, flags) in [
-            (Encoding::PackedPlies, &["--plain", "--pairs"][..]),
-            (Encoding::PackedWdl, &["--plain", "--wdl", "--pairs"]),
-            (Encoding::PackedLosses, &["--pairs"]),
+            (Encoding::PackedPlies, &["--plain", "--zstd"][..]),
+            (Encoding::PackedWdl, &["--plain", "--wdl", "--zstd"]),
+            (Encoding::PackedLosses, &["--zstd"]),
         ] {
             let packed = dir.path().join(format!("{packing:?}"));
             pack_folder_as(&raw, &packed, flags);
             let b = Tablebase::open_folder(&packed).unwrap();
             for sector in sector_files(&raw).unwrap() {
                 let (fa, fb) = (a.sector(sector).unwrap(), b.sector(sector).unwrap());
-                assert!(fb.header.is_pair_coded() && fb.header.encoding() == packing);
+                assert!(!fb.header.is_pair_coded() && fb.header.encoding() == packing);
                 fb.verify_checksum().unwrap();
                 same_values(&fa, &fb, variant).unwrap();
                 let index = SectorIndex::of(
@@ -86,17 +87,17 @@ fn pair_coded_folders_hold_the_same_values() {
     }
 }
 
-/// `solve --pack DIR --pairs` leaves the same files as `pack --pairs` after
-/// a whole solve; `--pairs` without `--pack` is refused.
+/// `solve --pack DIR --zstd` leaves the same files as `pack --zstd` after
+/// a whole solve; `--zstd` without `--pack` is refused.
 #[test]
-fn pair_coded_packing_as_the_solve_goes_gives_the_same_files() {
+fn zstd_coded_packing_as_the_solve_goes_gives_the_same_files() {
     let six = Variant::by_name("six").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let (raw, packed) = (dir.path().join("raw"), dir.path().join("packed"));
     solve_into(&raw, six, Selection::All);
-    pack_folder_as(&raw, &packed, &["--pairs"]);
+    pack_folder_as(&raw, &packed, &["--zstd"]);
     let (raw2, packed2) = (dir.path().join("raw2"), dir.path().join("packed2"));
-    let out = solve_packing(&raw2, &packed2, "--all --pairs");
+    let out = solve_packing(&raw2, &packed2, "--all --zstd");
     assert!(out.contains("the starting position is a draw"), "{out}");
     assert!(sector_files(&raw2).unwrap().is_empty());
     let names = sector_files(&packed).unwrap();
@@ -110,7 +111,7 @@ fn pair_coded_packing_as_the_solve_goes_gives_the_same_files() {
         );
     }
     let raw3 = dir.path().join("raw3");
-    let refused = morris_in(&["solve", "--db", raw3.to_str().unwrap(), "--pairs"]);
+    let refused = morris_in(&["solve", "--db", raw3.to_str().unwrap(), "--zstd"]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--pack"));
 }
