@@ -1,5 +1,5 @@
 //! A pair grammar with Huffman codes in 64-byte chunks (`PairCode`, after
-//! Syzygy's tables, as `pack --pairs` writes it) on whole sectors of a raw
+//! Syzygy's tables, as `pack` writes it) on whole sectors of a raw
 //! folder, in memory: bits per position and the time to read one value at
 //! random, for the full values (the value bytes) and for the two-bit
 //! win/draw/loss codes.

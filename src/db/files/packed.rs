@@ -1,6 +1,6 @@
-//! Packed sector files (format version 3): a sector's values in blocks that
-//! decode to 16 KiB (or, `pack --block-bytes`, as little as 256 bytes), each
-//! compressed with zstd, so a probe decodes one
+//! Packed sector files (format version 3, `pack --zstd`): a sector's values
+//! in blocks that decode to 16 KiB (or, `pack --block-bytes`, as little as
+//! 256 bytes), each compressed with zstd, so a probe decodes one
 //! block, not a whole file. What a block holds depends on the value
 //! encoding:
 //!
@@ -12,14 +12,14 @@
 //!   files several times smaller than the value bytes (see the README).
 //! - 7, loss bits (`--wdl`): one bit per position, 1 for lost, eight to a
 //!   byte; a one-ply search tells a win from a draw.
-//! - 8, predicted loss bits (`--wdl`, where smaller than 7): each bit is
+//! - 8, predicted loss bits (`--wdl --zstd`, where smaller than 7): each bit is
 //!   "lost" XOR the guess of a model of the sector's positions by four cheap
 //!   features (`predictor.rs`); the model is in the file.
 //! - 2 (or 4 under the move-count rule), plain (`--plain`): the value bytes
 //!   of a raw file as they are. No search, several times larger.
 //! - 5, plain win/draw/loss (`--plain --wdl`): two-bit codes, four to a byte.
 //!
-//! Format version 4 (`pack --pairs`) has the same layout and keeps the same
+//! Format version 4 (`pack`'s default) has the same layout and keeps the same
 //! codes, one per position, in pair-coded blocks of 65,536 positions, with
 //! the grammar where the dictionary is (`pair_code.rs`): a probe reads one
 //! chunk's codes.

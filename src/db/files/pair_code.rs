@@ -1,6 +1,6 @@
 //! A pair grammar with canonical Huffman codes, after the coding of
 //! Syzygy's chess tables: what the blocks of a pair-coded packed file
-//! (format 4, `pack --pairs`) hold. A sector's codes are rewritten, pass by
+//! (format 4, `pack`'s default) hold. A sector's codes are rewritten, pass by
 //! pass, with new symbols that each stand for a pair of symbols (no symbol
 //! spans two blocks); the final symbols get one Huffman code per sector,
 //! and each block's codes are cut into chunks of [`CHUNK_BYTES`] with the
