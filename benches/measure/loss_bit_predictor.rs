@@ -1,11 +1,11 @@
-//! How much the predictor of `pack --wdl` (value encoding 8, see
+//! How much the predictor of `pack --wdl --zstd` (value encoding 8, see
 //! `src/db/predictor.rs`) shrinks a sector's loss bits: each position's
 //! cell of four features (the mover's mobility, capped at 10, and whether
 //! it can close a mill; the same for the other side) predicts "lost" where
 //! most of that cell's sampled positions are lost, and the bits stored are
 //! lost XOR predicted. Prints the zstd
 //! size of both over the same blocks (every `EVERY`-th block of 131,072
-//! positions, as `pack --wdl` blocks them). A measurement for the README's
+//! positions, as `pack --wdl --zstd` blocks them). A measurement for the README's
 //! packing section, not part of the format:
 //!
 //!     cargo bench --bench loss_bit_predictor -- ../dbs/standard 8-9 40

@@ -1,4 +1,4 @@
-//! What coding the loss bits of a packed win/draw/loss folder (`pack --wdl`:
+//! What coding the loss bits of a packed win/draw/loss folder (`pack --wdl --zstd`:
 //! the bits as stored, XOR the guesses in predicted files) as runs of equal
 //! bits would cost against zstd, on every `EVERY`-th block: a coder that
 //! decodes one value from a checkpoint instead of a 16 KiB block. Runs end
@@ -96,6 +96,10 @@ fn main() {
         let bytes = std::fs::read(&path).unwrap();
         let file = SectorFile::open(&path, false).unwrap();
         let h = &file.header;
+        assert!(
+            !h.is_pair_coded(),
+            "{name}: pair-coded; this reads zstd blocks (pack --wdl --zstd)"
+        );
         let blocks = h.positions().div_ceil(1 << h.block_bits()) as usize;
         let data_len = h.packed_bytes() as usize;
         let data_at = bytes.len() - data_len;

@@ -387,7 +387,7 @@ pub struct PackHow {
     pub plain: bool,
     /// Compress blocks of 16 KiB of codes with zstd (format 3) instead of
     /// pair-coding them: a probe decodes a whole block, so probes are two
-    /// to ten times slower, for files 4% smaller (the losses), 23%
+    /// to ten times slower, for files 4% smaller (the losses), a fifth
     /// smaller (the loss bits) or a sixth smaller (--plain).
     #[arg(long)]
     pub zstd: bool,

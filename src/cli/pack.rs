@@ -1,5 +1,5 @@
-//! `pack`: a packed copy of a solved folder (format 3: zstd blocks, or 4:
-//! pair-coded blocks), every
+//! `pack`: a packed copy of a solved folder (format 4: pair-coded blocks,
+//! or with --zstd format 3: zstd blocks), every
 //! value or win/draw/loss only, the losses or plain, with the size of each
 //! sector and of all. Resumable: sectors already packed (their file opens
 //! as the encoding asked for and passes its header's checks) are kept.

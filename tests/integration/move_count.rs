@@ -581,23 +581,29 @@ fn the_fast_check_under_the_rule_equals_the_simple_one() {
 }
 
 /// A folder under the rule packs like any other: every value reads the same
-/// from the packed copy, which keeps the rule.
+/// from the packed copies, pair-coded and in zstd blocks, which keep the
+/// rule.
 #[test]
 fn a_folder_under_the_rule_packs_losslessly() {
     let variant = v("six");
     let dir = tempfile::tempdir().unwrap();
-    let (raw, packed) = (dir.path().join("raw"), dir.path().join("packed"));
+    let raw = dir.path().join("raw");
     let tb = solved_under_rule(&raw, variant, 20, Selection::All);
-    crate::pack::pack_folder(&raw, &packed);
-    let copy = Tablebase::open_folder(&packed).unwrap();
-    assert_eq!(copy.variant().n_move, Some(20));
-    let bytes = std::fs::read(packed.join("4-4.mdb")).unwrap();
-    assert_eq!(u32::from_le_bytes(bytes[28..32].try_into().unwrap()), 4);
-    for sector in morris::db::sector_files(&raw).unwrap() {
-        let (a, b) = (tb.sector(sector).unwrap(), copy.sector(sector).unwrap());
-        assert!(b.is_packed());
-        for i in 0..a.header.positions() {
-            assert_eq!(a.clock_value(i, 20).unwrap(), b.clock_value(i, 20).unwrap());
+    // Pair-coded (the default) and in zstd blocks.
+    for (name, flags) in [("packed", &[][..]), ("zstd", &["--zstd"])] {
+        let packed = dir.path().join(name);
+        crate::pack::pack_folder_as(&raw, &packed, flags);
+        let copy = Tablebase::open_folder(&packed).unwrap();
+        assert_eq!(copy.variant().n_move, Some(20));
+        let bytes = std::fs::read(packed.join("4-4.mdb")).unwrap();
+        assert_eq!(u32::from_le_bytes(bytes[28..32].try_into().unwrap()), 4);
+        for sector in morris::db::sector_files(&raw).unwrap() {
+            let (a, b) = (tb.sector(sector).unwrap(), copy.sector(sector).unwrap());
+            assert!(b.is_packed());
+            assert_eq!(b.header.is_pair_coded(), flags.is_empty(), "{name}");
+            for i in 0..a.header.positions() {
+                assert_eq!(a.clock_value(i, 20).unwrap(), b.clock_value(i, 20).unwrap());
+            }
         }
     }
 }

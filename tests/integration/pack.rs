@@ -107,13 +107,13 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
         let open = |dir: &Path| Tablebase::open_folder(dir).unwrap();
         let (b, c, d, e) = (open(&packed), open(&wdl), open(&plain), open(&plain_wdl));
         assert!(c.is_wdl_only() && e.is_wdl_only() && !b.is_wdl_only() && !d.is_wdl_only());
-        // Sectors whose loss bits were packed predicted (value encoding 8).
-        let mut predicted = 0;
         for sector in sector_files(&raw).unwrap() {
             let fa = a.sector(sector).unwrap();
             let files = [&b, &c, &d, &e].map(|t| t.sector(sector).unwrap());
             for (f, packing) in files.iter().zip(PACKINGS) {
                 assert!(f.is_packed() && f.header.encoding().as_requested() == packing);
+                // Pair-coded: `pack`'s default.
+                assert!(f.header.is_pair_coded(), "{name} {sector} {packing:?}");
                 f.verify_checksum().unwrap();
             }
             let [fb, fc, fd, fe] = files;
@@ -122,7 +122,6 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
                 sector.us_board as usize,
                 sector.them_board as usize,
             );
-            predicted += usize::from(fc.header.encoding().predicted());
             for i in 0..fa.header.positions() {
                 let value = fa.value(i).unwrap();
                 let lost = match value {
@@ -159,7 +158,6 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
                 assert_eq!((sa.0, sa.1, sa.2, 0, 0), stats(t), "{name} {sector}");
             }
         }
-        println!("{name}: {predicted} sectors of loss bits predicted");
         for (folder, searched) in [
             (&packed, true),
             (&wdl, true),
@@ -171,8 +169,16 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
             // Six's are checked in full in `scripts/oracle.sh`.
             verify_passes(folder, searched && (name == "standard" || search_step > 1));
         }
-        // Packing again keeps what is there; solving into it is refused.
+        // Packing again keeps what is there (the same file, not one written
+        // again aside and renamed over it); solving into it is refused.
+        let inode = || {
+            use std::os::unix::fs::MetadataExt;
+            let name = morris::db::file_name(SectorKey::movement(3, 3));
+            std::fs::metadata(packed.join(name)).unwrap().ino()
+        };
+        let before = inode();
         pack_folder(&raw, &packed);
+        assert_eq!(inode(), before, "{name}");
         let err = morris::solve(
             &morris::SolveOptions {
                 db: packed.clone(),
@@ -484,6 +490,13 @@ fn packing_as_the_solve_goes_gives_the_same_packed_files() {
         }
     };
     same(&packed, &packed2);
+    for s in sector_files(&packed2).unwrap() {
+        let file = SectorFile::open(&packed2.join(morris::db::file_name(s)), false).unwrap();
+        assert!(
+            file.header.is_pair_coded(),
+            "{s}: solve --pack codes as pack does"
+        );
+    }
 
     // Interrupted: stopped part way, wherever that falls...
     let (raw3, packed3) = (dir.path().join("raw3"), dir.path().join("packed3"));

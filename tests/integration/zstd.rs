@@ -12,11 +12,13 @@ use crate::pack::{morris_in, pack_folder_as, solve_packing, verify_passes};
 use crate::solver::solve_into;
 
 /// zstd-coded folders (`pack --zstd`, format 3) of the plain values, the
-/// plain win/draw/loss codes and the losses: every code of every sector of
+/// plain win/draw/loss codes, the losses and the loss bits (predicted where
+/// that packs smaller): every code of every sector of
 /// six and of standard up to 6 men the same as the raw folder's, read one
 /// by one and decoded whole (`same_values`), the statistics the same, and
 /// `verify` passes on each folder. Packing again keeps the files (the same
-/// file, not one written again).
+/// file, not one written again; a predicted file counts as the loss bits
+/// asked for).
 #[test]
 fn zstd_coded_folders_hold_the_same_values() {
     for (name, selection) in [("six", Selection::All), ("standard", Selection::MaxMen(6))] {
@@ -29,13 +31,17 @@ fn zstd_coded_folders_hold_the_same_values() {
             (Encoding::PackedPlies, &["--plain", "--zstd"][..]),
             (Encoding::PackedWdl, &["--plain", "--wdl", "--zstd"]),
             (Encoding::PackedLosses, &["--zstd"]),
+            // Loss bits, predicted in the sectors where that packs smaller.
+            (Encoding::PackedLossBits, &["--wdl", "--zstd"]),
         ] {
             let packed = dir.path().join(format!("{packing:?}"));
             pack_folder_as(&raw, &packed, flags);
             let b = Tablebase::open_folder(&packed).unwrap();
             for sector in sector_files(&raw).unwrap() {
                 let (fa, fb) = (a.sector(sector).unwrap(), b.sector(sector).unwrap());
-                assert!(!fb.header.is_pair_coded() && fb.header.encoding() == packing);
+                assert!(
+                    !fb.header.is_pair_coded() && fb.header.encoding().as_requested() == packing
+                );
                 fb.verify_checksum().unwrap();
                 same_values(&fa, &fb, variant).unwrap();
                 let index = SectorIndex::of(
@@ -55,6 +61,9 @@ fn zstd_coded_folders_hold_the_same_values() {
                         _ => {
                             let pos = index.position(i, sector.us_hand, sector.them_hand);
                             let lost = match value {
+                                Value::Loss(_) if packing == Encoding::PackedLossBits => {
+                                    LossMark::Lost(None)
+                                }
                                 Value::Loss(n) => LossMark::Lost(Some(n)),
                                 _ => LossMark::NotLost,
                             };
@@ -69,10 +78,9 @@ fn zstd_coded_folders_hold_the_same_values() {
                 };
                 assert_eq!(stats(&a), stats(&b), "{name} {sector}");
             }
-            verify_passes(
-                &packed,
-                packing == Encoding::PackedLosses && name == "standard",
-            );
+            // A search per position: sampled on standard's flying sectors.
+            let searched = matches!(packing, Encoding::PackedLosses | Encoding::PackedLossBits);
+            verify_passes(&packed, searched && name == "standard");
             // Packing again keeps the files: a file written again would be a
             // new one (written aside, then renamed over the old).
             let inode = || {

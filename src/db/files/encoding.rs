@@ -58,7 +58,7 @@ pub enum Encoding {
     /// Under the move-count rule, a byte per position: 2d - 1 for a win and
     /// 2d for a loss with d plies to the next mill, 255 a draw (code 3).
     RawMillClock,
-    /// The bytes of `RawPlies` in blocks compressed with zstd (code 2).
+    /// The bytes of `RawPlies` in packed blocks (code 2).
     PackedPlies,
     /// The bytes of `RawMillClock`, packed as `PackedPlies` is (code 4).
     PackedMillClock,

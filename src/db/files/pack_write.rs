@@ -43,7 +43,8 @@ thread_local! {
 /// Blocks of a sector of loss bits, evenly spaced (every block of a small
 /// sector), that teach the predictor's model and judge whether it pays.
 const SAMPLE_BLOCKS: usize = 32;
-/// Writes the packed copy of a raw sector file into `dir`; returns its path.
+/// Writes the packed copy of a raw sector file into `dir`, in pair-coded
+/// blocks (`Coder::DEFAULT`, what `morris pack` writes); returns its path.
 ///
 /// # Errors
 /// A damaged raw file, one under the move-count rule packed other than

@@ -143,8 +143,8 @@ pub fn write_sector(
     Ok(final_path)
 }
 
-/// A sector file mapped for reading, raw (format 2) or packed (format 3,
-/// see `packed.rs`). Each block of values is checked against its checksum
+/// A sector file mapped for reading, raw (format 2) or packed (format 3 or
+/// 4, see `packed.rs`). Each block of values is checked against its checksum
 /// the first time a value in it is read.
 pub struct SectorFile {
     pub header: Header,
@@ -228,7 +228,7 @@ impl SectorFile {
         &self.path
     }
 
-    /// Whether the file is packed (format 3).
+    /// Whether the file is packed (format 3 or 4).
     pub fn is_packed(&self) -> bool {
         matches!(self.body, Body::Packed(_))
     }
