@@ -12,7 +12,7 @@ use super::header::{Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::packed::{
     NOT_LOST, PACKED_BLOCK_BYTES_BITS, SMALLEST_BLOCK_BYTES_BITS, Wins, block_checksum,
 };
-use super::pair_code::{Grammar, MAX_SYMBOLS};
+use super::pair_code::{Grammar, Leaves, MAX_SYMBOLS};
 use super::predictor::{Model, Predicting};
 use super::sector_file::{SectorFile, file_name, write_atomically};
 use crate::db::error::FileError;
@@ -191,26 +191,35 @@ fn write_pair_coded(
     header.block_bits = PAIR_BLOCK_BITS;
     header.pairs = true;
     let block_len = 1usize << PAIR_BLOCK_BITS;
-    let codes: Vec<BlockCodes> = (0..bytes.len().div_ceil(block_len))
+    let code_block = |i: usize| {
+        let start = i * block_len;
+        let block = &bytes[start..(start + block_len).min(bytes.len())];
+        BlockCodes::of(raw, header.encoding, start as u64, block)
+    };
+    // The codes twice, in parallel: first their leaves and each block's
+    // tallies, then the leaf symbols into the one sequence the grammar is
+    // built on, so that no copy of the codes is held beside it.
+    let firsts: Vec<(Vec<u8>, Wins, u64)> = (0..bytes.len().div_ceil(block_len))
         .into_par_iter()
         .map(|i| {
-            let start = i * block_len;
-            let block = &bytes[start..(start + block_len).min(bytes.len())];
-            BlockCodes::of(raw, header.encoding, start as u64, block)
+            let c = code_block(i)?;
+            let leaves = Leaves::of([&c.codes[..]]).into_codes();
+            Ok((leaves, c.wins, c.lost))
         })
         .collect::<Result<_, FileError>>()?;
-    // The codes in one piece, each block's freed as it is copied.
-    let (mut all, mut tallies) = (Vec::with_capacity(bytes.len()), Vec::new());
-    for c in codes {
-        all.extend_from_slice(&c.codes);
-        tallies.push((c.wins, c.lost));
-    }
-    let (grammar, symbols) = Grammar::build(&all, block_len, MAX_SYMBOLS);
-    drop(all);
-    let blocks: Vec<(Vec<u8>, Wins, u64)> = symbols
-        .par_iter()
-        .zip(&tallies)
-        .map(|(s, &(wins, lost))| (grammar.encode_block(s), wins, lost))
+    let leaves = Leaves::of(firsts.iter().map(|f| &f.0[..]));
+    let mut seq = vec![0u16; bytes.len()];
+    seq.par_chunks_mut(block_len)
+        .enumerate()
+        .try_for_each(|(i, out)| {
+            leaves.symbols_into(&code_block(i)?.codes, out);
+            Ok::<_, FileError>(())
+        })?;
+    let (grammar, symbols) = Grammar::build_on(leaves, seq, MAX_SYMBOLS);
+    let blocks: Vec<(Vec<u8>, Wins, u64)> = (0..symbols.blocks())
+        .into_par_iter()
+        .zip(&firsts)
+        .map(|(i, &(_, wins, lost))| (grammar.encode_block(symbols.block(i)), wins, lost))
         .collect();
     write_file(dir, raw, header, &blocks, None, &grammar.to_bytes())
 }

@@ -64,39 +64,42 @@ pub struct Grammar {
 impl Grammar {
     /// The grammar of `codes`, in blocks of `block_len` positions (at most
     /// [`MAX_BLOCK_LEN`]), and each block's symbols.
-    pub fn build(codes: &[u8], block_len: usize, max_symbols: usize) -> (Grammar, Vec<Vec<u16>>) {
-        assert!((1..=MAX_BLOCK_LEN).contains(&block_len) && max_symbols <= MAX_SYMBOLS);
-        let mut leaf_of = [u16::MAX; 256];
-        let mut leaves = Vec::new();
-        for &c in codes {
-            if leaf_of[c as usize] == u16::MAX {
-                leaf_of[c as usize] = leaves.len() as u16;
-                leaves.push(c);
-            }
+    #[cfg(any(test, feature = "internals"))]
+    pub fn build(codes: &[u8], block_len: usize, max_symbols: usize) -> (Grammar, BlockSymbols) {
+        assert!((1..=MAX_BLOCK_LEN).contains(&block_len));
+        let leaves = Leaves::of(codes.chunks(block_len));
+        let mut seq = vec![0u16; codes.len()];
+        for (out, block) in seq.chunks_mut(block_len).zip(codes.chunks(block_len)) {
+            leaves.symbols_into(block, out);
         }
-        let mut seq: Vec<u16> = codes
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| leaf_of[c as usize] | if i % block_len == 0 { BLOCK_START } else { 0 })
-            .collect();
+        Grammar::build_on(leaves, seq, max_symbols)
+    }
+
+    /// [`Grammar::build`] of the codes whose `leaves` are known and whose
+    /// sequence of leaf symbols `seq` is (each block's first marked by
+    /// [`Leaves::symbols_into`]): the caller makes it, so that no copy of
+    /// the codes is held beside it (two bytes a position at most).
+    pub fn build_on(
+        leaves: Leaves,
+        mut seq: Vec<u16>,
+        max_symbols: usize,
+    ) -> (Grammar, BlockSymbols) {
+        assert!(max_symbols <= MAX_SYMBOLS);
+        let leaves = leaves.codes;
         let mut lens = vec![1u32; leaves.len()];
         let pairs = add_pairs(&mut seq, &mut lens, max_symbols);
         let mut counts = vec![0u64; lens.len()];
-        for &s in &seq {
-            counts[(s & !BLOCK_START) as usize] += 1;
+        let mut starts = Vec::new();
+        for (i, s) in seq.iter_mut().enumerate() {
+            if *s & BLOCK_START != 0 {
+                starts.push(i);
+                *s &= !BLOCK_START;
+            }
+            counts[*s as usize] += 1;
         }
+        starts.push(seq.len());
         let code_bits = huffman_lengths(&counts, MAX_CODE_BITS);
         let decoder = Decoder::new(&code_bits);
-        let mut blocks: Vec<Vec<u16>> = Vec::with_capacity(codes.len().div_ceil(block_len.max(1)));
-        for &s in &seq {
-            if s & BLOCK_START != 0 {
-                blocks.push(Vec::new());
-            }
-            blocks
-                .last_mut()
-                .expect("the first symbol begins a block")
-                .push(s & !BLOCK_START);
-        }
         let grammar = Grammar {
             leaves,
             pairs,
@@ -104,7 +107,7 @@ impl Grammar {
             code_bits,
             decoder,
         };
-        (grammar, blocks)
+        (grammar, BlockSymbols { seq, starts })
     }
 
     /// How many symbols the grammar has, leaves and pairs.
@@ -339,6 +342,68 @@ impl Grammar {
     }
 }
 
+/// The codes a sector holds, each a leaf symbol, in the order they first
+/// appear.
+pub struct Leaves {
+    codes: Vec<u8>,
+    symbol_of: [u16; 256],
+}
+
+impl Leaves {
+    /// The leaves of codes given block by block, in order.
+    pub fn of<'a>(blocks: impl IntoIterator<Item = &'a [u8]>) -> Leaves {
+        let mut leaves = Leaves {
+            codes: Vec::new(),
+            symbol_of: [u16::MAX; 256],
+        };
+        for block in blocks {
+            for &c in block {
+                if leaves.symbol_of[c as usize] == u16::MAX {
+                    leaves.symbol_of[c as usize] = leaves.codes.len() as u16;
+                    leaves.codes.push(c);
+                }
+            }
+        }
+        leaves
+    }
+
+    /// The codes, in the order they first appear.
+    pub fn into_codes(self) -> Vec<u8> {
+        self.codes
+    }
+
+    /// Writes a block's codes as leaf symbols into `out` (as long), the
+    /// first marked as a block's start.
+    pub fn symbols_into(&self, block: &[u8], out: &mut [u16]) {
+        for (o, &c) in out.iter_mut().zip(block) {
+            *o = self.symbol_of[c as usize];
+        }
+        if let Some(first) = out.first_mut() {
+            *first |= BLOCK_START;
+        }
+    }
+}
+
+/// The symbols of a sector's blocks, one after the other: what
+/// [`Grammar::build`] leaves for [`Grammar::encode_block`].
+pub struct BlockSymbols {
+    seq: Vec<u16>,
+    /// Where each block's symbols begin, and the end last.
+    starts: Vec<usize>,
+}
+
+impl BlockSymbols {
+    /// How many blocks.
+    pub fn blocks(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Block `i`'s symbols.
+    pub fn block(&self, i: usize) -> &[u16] {
+        &self.seq[self.starts[i]..self.starts[i + 1]]
+    }
+}
+
 /// A block's chunks: their count, first positions and bytes.
 struct Chunks<'a> {
     block: &'a [u8],
@@ -521,7 +586,9 @@ impl PairCode {
     /// `max_symbols` symbols.
     pub fn new(codes: &[u8], block_len: usize, max_symbols: usize) -> PairCode {
         let (grammar, symbols) = Grammar::build(codes, block_len, max_symbols);
-        let blocks = symbols.iter().map(|s| grammar.encode_block(s)).collect();
+        let blocks = (0..symbols.blocks())
+            .map(|i| grammar.encode_block(symbols.block(i)))
+            .collect();
         PairCode {
             grammar,
             blocks,
