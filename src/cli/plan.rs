@@ -70,8 +70,9 @@ fn write_table(out: &mut dyn Write, plan: &Plan) -> Result<()> {
     )?;
     writeln!(
         out,
-        "peak memory of a job: {:.2} GB; units per stage (can run at once): {}",
+        "peak memory of a job: {:.2} GB ({:.2} GB packing as it goes); units per stage (can run at once): {}",
         plan.peak_memory_bytes as f64 / 1e9,
+        plan.peak_pack_memory_bytes as f64 / 1e9,
         plan.units_per_stage
             .iter()
             .map(|n| n.to_string())

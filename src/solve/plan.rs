@@ -28,6 +28,15 @@ pub const SOLVE_BYTES_PER_POSITION: f64 = 1.75;
 /// threads, the sector graph, the tables of the indices.
 pub const SOLVE_BASE_BYTES: u64 = 128 << 20;
 
+/// Memory packing one sector takes per position (`pack`'s pair coder: the
+/// sequence of symbols the grammar is built on, two bytes each; the raw
+/// file is read through a map).
+pub const PACK_BYTES_PER_POSITION: f64 = 2.0;
+
+/// Memory packing takes besides: the pair coder's tables of pair counts
+/// (up to four of 64 MiB) and of pair symbols (32 MiB).
+pub const PACK_BASE_BYTES: u64 = 288 << 20;
+
 /// A packed file's bytes over its raw file's, as `morris pack` writes them
 /// by default, rounded up: the whole standard game's losses took 3.9 GB
 /// over 26.8 GB in zstd blocks, about 4% more pair-coded.
@@ -52,8 +61,9 @@ pub struct Plan {
     /// The totals of the units.
     pub positions: u64,
     pub raw_bytes: u64,
-    /// The most memory one job needs.
+    /// The most memory one job needs, and packing as it goes.
     pub peak_memory_bytes: u64,
+    pub peak_pack_memory_bytes: u64,
     /// The longest chain of units each reading the one before: the least
     /// time any number of machines can take.
     pub critical_path: CriticalPath,
@@ -79,6 +89,10 @@ pub struct PlannedUnit {
     pub positions: u64,
     /// Memory its job needs, in bytes.
     pub memory_bytes: u64,
+    /// Memory its job needs when it packs as it goes (`--pack`): it may
+    /// pack its own sectors and those of the units it reads (when it is
+    /// their last reader), one at a time, after its solve.
+    pub pack_memory_bytes: u64,
     /// Its raw files' bytes, and an estimate once packed.
     pub raw_bytes: u64,
     pub packed_bytes_estimate: u64,
@@ -144,6 +158,12 @@ pub fn plan(
             .iter()
             .map(|s| raw_file_len(variant, *s, size(s)))
             .sum();
+        let largest_packed = unit
+            .iter()
+            .chain(reads.iter().flat_map(|&u| units[u].iter()))
+            .map(size)
+            .max()
+            .unwrap_or(0);
         let stage = reads
             .iter()
             .map(|&u| planned[u].stage + 1)
@@ -157,6 +177,8 @@ pub fn plan(
             stage,
             positions,
             memory_bytes: (positions as f64 * SOLVE_BYTES_PER_POSITION) as u64 + SOLVE_BASE_BYTES,
+            pack_memory_bytes: (largest_packed as f64 * PACK_BYTES_PER_POSITION) as u64
+                + PACK_BASE_BYTES,
             raw_bytes,
             packed_bytes_estimate: (raw_bytes as f64 * PACKED_FRACTION) as u64,
             seconds: positions as f64 / rate,
@@ -184,6 +206,11 @@ pub fn plan(
         positions: planned.iter().map(|u| u.positions).sum(),
         raw_bytes: planned.iter().map(|u| u.raw_bytes).sum(),
         peak_memory_bytes: planned.iter().map(|u| u.memory_bytes).max().unwrap_or(0),
+        peak_pack_memory_bytes: planned
+            .iter()
+            .map(|u| u.memory_bytes.max(u.pack_memory_bytes))
+            .max()
+            .unwrap_or(0),
         critical_path,
         units_per_stage,
         units: planned,

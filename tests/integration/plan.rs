@@ -61,6 +61,41 @@ fn a_plan_orders_every_sector_and_finds_the_longest_chain() {
     assert_eq!(plan["positions"].as_u64().unwrap(), positions);
     assert_eq!(positions, 3_141_931);
 
+    // Packing as it goes, a job may pack its own sectors and those of the
+    // units it reads: its memory covers the largest of them, two bytes a
+    // position, even where that is a sector it reads (one unit at least).
+    let six = morris::Variant::by_name("six").unwrap();
+    let size = |sector: &str| {
+        let key: morris::index::SectorKey = sector.parse().unwrap();
+        let (us, them) = (key.us_board as usize, key.them_board as usize);
+        morris::index::SectorIndex::count(six.board, us, them)
+    };
+    let largest = |unit: &Json| {
+        strings(&unit["sectors"])
+            .iter()
+            .map(|s| size(s))
+            .max()
+            .unwrap()
+    };
+    let mut larger_read = 0;
+    for unit in units {
+        let own = largest(unit);
+        let read = strings(&unit["reads"])
+            .iter()
+            .map(|r| largest(&units[position_of[r]]))
+            .max()
+            .unwrap_or(0);
+        let packing = unit["pack_memory_bytes"].as_u64().unwrap() - morris::solve::PACK_BASE_BYTES;
+        assert!(packing >= 2 * own.max(read), "{}", unit["id"]);
+        larger_read += usize::from(read > own);
+    }
+    assert!(larger_read > 0);
+    let most = units
+        .iter()
+        .map(|u| u["pack_memory_bytes"].as_u64().unwrap())
+        .max();
+    assert!(plan["peak_pack_memory_bytes"].as_u64() >= most);
+
     // The longest chain by plain recursion over every unit.
     fn longest(units: &[Json], at: &HashMap<String, usize>, i: usize) -> f64 {
         let below = strings(&units[i]["reads"])
