@@ -353,6 +353,18 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
         sectors.len(),
         db.display()
     )?;
+    // The folder's size, from the files' lengths: no file is read before
+    // its first probe is timed.
+    let (mut bytes, mut positions) = (0u64, 0u64);
+    for &s in &sectors {
+        bytes += std::fs::metadata(db.join(file_name(s)))?.len();
+        positions += SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize);
+    }
+    writeln!(
+        out,
+        "  {bytes} bytes of sector files for {positions} positions: {:.3} bits per position",
+        bytes as f64 * 8.0 / positions.max(1) as f64
+    )?;
     out.flush()?;
     let mut first_probe = Vec::new();
     let many = Tablebase::open(db, variant)?.with_built_indices();

@@ -318,7 +318,9 @@ fn benches_refuse_runaways_clean_up_and_speak_at_once() {
     let (code, out, err) = run_within(&["bench", "--probe", &db], Duration::from_secs(120));
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("positions per pass") && out.contains("probes/s"),
+        out.contains("positions per pass")
+            && out.contains("probes/s")
+            && out.contains("bits per position"),
         "{out}"
     );
 }
