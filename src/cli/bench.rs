@@ -353,18 +353,6 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
         sectors.len(),
         db.display()
     )?;
-    // The folder's size, from the files' lengths: no file is read before
-    // its first probe is timed.
-    let (mut bytes, mut positions) = (0u64, 0u64);
-    for &s in &sectors {
-        bytes += std::fs::metadata(db.join(file_name(s)))?.len();
-        positions += SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize);
-    }
-    writeln!(
-        out,
-        "  {bytes} bytes of sector files for {positions} positions: {:.3} bits per position",
-        bytes as f64 * 8.0 / positions.max(1) as f64
-    )?;
     out.flush()?;
     let mut first_probe = Vec::new();
     let many = Tablebase::open(db, variant)?.with_built_indices();
@@ -377,6 +365,12 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
         seed ^= seed << 17;
         seed
     };
+    // The folder's size, from the files' lengths: no file is read before
+    // its first probe is timed.
+    let (mut bytes, mut positions) = (0, 0);
+    for &s in &sectors {
+        bytes += std::fs::metadata(db.join(file_name(s)))?.len();
+    }
     let symmetries = variant.board.symmetries();
     for &s in &sectors {
         // A position of the sector drawn without its index, which the first
@@ -397,6 +391,7 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
         probe_rank(tablebase, &pos)?;
         first_probe.push(started.elapsed());
         let index = SectorIndex::of(variant.board, a, b);
+        positions += index.size();
         for _ in 0..per_sector {
             let p = index.position(random() % index.size(), s.us_hand, s.them_hand);
             let sym = &symmetries[(random() % symmetries.len() as u64) as usize];
@@ -415,6 +410,11 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
         "  first probe of a sector (map its file and its stored index, or build the index): median {:.2?}, max {:.2?}",
         first_probe[first_probe.len() / 2],
         first_probe[first_probe.len() - 1]
+    )?;
+    writeln!(
+        out,
+        "  {bytes} bytes of sector files for {positions} positions: {:.3} bits per position",
+        bytes as f64 * 8.0 / positions.max(1) as f64
     )?;
     // A pass takes a few seconds whatever the folder: a first look at the
     // rate sizes the passes (a folder probed by a search is slower).

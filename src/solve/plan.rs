@@ -33,8 +33,10 @@ pub const SOLVE_BASE_BYTES: u64 = 128 << 20;
 /// file is read through a map).
 pub const PACK_BYTES_PER_POSITION: f64 = 2.0;
 
-/// Memory packing takes besides: the pair coder's tables of pair counts
-/// (up to four of 64 MiB) and of pair symbols (32 MiB).
+/// Memory packing takes besides the process's own ([`SOLVE_BASE_BYTES`]):
+/// the pair coder's tables of pair counts (up to four of 64 MiB) and of
+/// pair symbols (32 MiB), freed before the blocks are coded, which they
+/// leave room for (a packed sector of 592 M positions takes 95 to 190 MB).
 pub const PACK_BASE_BYTES: u64 = 288 << 20;
 
 /// A packed file's bytes over its raw file's, as `morris pack` writes them
@@ -178,7 +180,8 @@ pub fn plan(
             positions,
             memory_bytes: (positions as f64 * SOLVE_BYTES_PER_POSITION) as u64 + SOLVE_BASE_BYTES,
             pack_memory_bytes: (largest_packed as f64 * PACK_BYTES_PER_POSITION) as u64
-                + PACK_BASE_BYTES,
+                + PACK_BASE_BYTES
+                + SOLVE_BASE_BYTES,
             raw_bytes,
             packed_bytes_estimate: (raw_bytes as f64 * PACKED_FRACTION) as u64,
             seconds: positions as f64 / rate,

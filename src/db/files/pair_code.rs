@@ -375,8 +375,10 @@ impl Leaves {
     /// Writes a block's codes as leaf symbols into `out` (as long), the
     /// first marked as a block's start.
     pub fn symbols_into(&self, block: &[u8], out: &mut [u16]) {
+        debug_assert_eq!(block.len(), out.len(), "a block's codes fill its place");
         for (o, &c) in out.iter_mut().zip(block) {
             *o = self.symbol_of[c as usize];
+            debug_assert!(*o != u16::MAX, "a code of the leaves");
         }
         if let Some(first) = out.first_mut() {
             *first |= BLOCK_START;
