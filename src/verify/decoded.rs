@@ -8,7 +8,9 @@
 //!
 //! What is proven is the values a probe of the packed folder gives: they are
 //! the decoded bytes, and the forward check proves them as it proves a
-//! solve's. The scratch folder takes up to the raw files' size on disk (one
+//! solve's, but for the won positions, which the decoding made from the
+//! same loss marks the check would read
+//! ([`Forward::with_wins_by_construction`]). The scratch folder takes up to the raw files' size on disk (one
 //! byte per position) and is removed at the end.
 
 use std::collections::HashSet;
@@ -77,7 +79,9 @@ impl<'a> Decoded<'a> {
                 self.decode(s)?;
             }
         }
-        Forward::new(&self.scratch, sector)?.check_all(limit)
+        Forward::new(&self.scratch, sector)?
+            .with_wins_by_construction()
+            .check_all(limit)
     }
 
     /// Removes the decoded sectors that none of `still_to_check` reads.
