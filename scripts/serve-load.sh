@@ -7,6 +7,7 @@
 # the README.
 #
 #   scripts/serve-load.sh [DURATION] [CONNECTIONS]     (default 10 s, 16)
+#   PACK_FLAGS=--zstd scripts/serve-load.sh              (another packing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-10}
@@ -18,7 +19,8 @@ work=$(mktemp -d)
 server=""
 trap '[ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 "$morris" --variant six solve --all --db "$work/six" --quiet > /dev/null
-"$morris" pack --db "$work/six" --out "$work/six-packed" > /dev/null 2>&1
+# shellcheck disable=SC2086 # the flags are words
+"$morris" pack --db "$work/six" --out "$work/six-packed" ${PACK_FLAGS:-} > /dev/null 2>&1
 "$morris" serve --db "$work/six" --db "$work/six-packed" --addr 127.0.0.1:0 > "$work/serving" &
 server=$!
 until [ -s "$work/serving" ]; do sleep 0.1; done
