@@ -32,7 +32,9 @@ pub use files::header::Header;
 pub use files::index_file::{StoredIndex, index_file_name, is_current_index, write_stored_index};
 pub use files::pack_write::{same_values, write_packed, write_packed_in_blocks};
 pub(crate) use files::packed::NOT_LOST;
-pub use files::packed::{PACKED_BLOCK_BYTES_BITS, SMALLEST_BLOCK_BYTES_BITS, Wins};
+pub use files::packed::{
+    KeptBlocks, PACKED_BLOCK_BYTES_BITS, PAIR_BLOCKS_KEPT_DECODED, SMALLEST_BLOCK_BYTES_BITS, Wins,
+};
 pub(crate) use files::sector_file::write_sector;
 pub use files::sector_file::{SectorFile, file_name, raw_file_len};
 pub(crate) use value::{DRAW_BYTE, ESCAPE_BYTE};

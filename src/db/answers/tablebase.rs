@@ -18,6 +18,7 @@ use crate::db::files::folder::{
 use crate::db::files::header::Header;
 use crate::db::files::index_file::{StoredIndex, first_checksum_at, index_file_name};
 use crate::db::files::mapped::read_ahead;
+use crate::db::files::packed::KeptBlocks;
 use crate::db::files::sector_file::{SectorFile, file_name};
 use crate::db::value::{LossMark, Value, Wdl};
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
@@ -40,7 +41,7 @@ pub struct Tablebase {
     /// The folder holds win/draw/loss only (`morris pack --wdl`).
     wdl_only: bool,
     /// Packed files keep every block decoded once read.
-    keep_decoded: bool,
+    kept_blocks: KeptBlocks,
     /// Under the move-count rule, the same variant's folder without it:
     /// tells a true draw from a cursed win or blessed loss.
     pub(super) without_rule: Option<Box<Tablebase>>,
@@ -136,7 +137,7 @@ impl Tablebase {
             scattered: true,
             warn: None,
             wdl_only: folder_storage(dir) == Storage::PackedWdl,
-            keep_decoded: false,
+            kept_blocks: KeptBlocks::Probing,
             without_rule: None,
             marked_draws: folder_marks_draws(dir),
             by_thread: (0..THREAD_SECTORS)
@@ -195,7 +196,16 @@ impl Tablebase {
     /// sector is forgotten: reading whole sectors at random (`verify`)
     /// decodes each block once. Memory: the files' values unpacked.
     pub fn keeping_decoded_blocks(mut self) -> Tablebase {
-        self.keep_decoded = true;
+        self.kept_blocks = KeptBlocks::Every;
+        self
+    }
+
+    /// Reads a pair-coded file's values from its chunks whatever its size
+    /// (small files keep their blocks decoded otherwise): for tests of that
+    /// path.
+    #[doc(hidden)]
+    pub fn reading_pair_chunks(mut self) -> Tablebase {
+        self.kept_blocks = KeptBlocks::Chunks;
         self
     }
 
@@ -409,7 +419,7 @@ impl Tablebase {
             let len = fs::metadata(&index_path).map_or(0, |m| m.len());
             read_ahead(&index_path, &[(0, 4096), (first_checksum_at(len), 8)]);
         }
-        let file = SectorFile::open_with(&path, self.scattered, self.keep_decoded)
+        let file = SectorFile::open_with(&path, self.scattered, self.kept_blocks)
             .map_err(|source| self.damaged(sector, None, source))?;
         let h = &file.header;
         if h.fingerprint == self.variant.fingerprint()

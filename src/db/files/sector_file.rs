@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::encoding::Encoding;
 use super::header::{HEADER_LEN, Header, OVERFLOW_ENTRY_LEN, overflow_entry};
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap};
-use super::packed::{NOT_LOST, PackedBody, Wins};
+use super::packed::{KeptBlocks, NOT_LOST, PackedBody, Wins};
 use super::predictor::{Model, cell};
 use crate::db::clock_value::{ClockValue, marked_plain};
 use crate::db::error::FileError;
@@ -168,23 +168,23 @@ impl SectorFile {
     /// # Errors
     /// An unreadable file, or one that is not a complete sector file.
     pub fn open(path: &Path, scattered: bool) -> Result<SectorFile, FileError> {
-        SectorFile::open_with(path, scattered, false)
+        SectorFile::open_with(path, scattered, KeptBlocks::Probing)
     }
 
-    /// [`SectorFile::open`]; a packed file with `keep_every_block` keeps
-    /// each block decoded once read (for reading it whole at random).
+    /// [`SectorFile::open`]; a packed file keeps the decoded blocks `kept`
+    /// says (every one, for reading it whole at random).
     ///
     /// # Errors
     /// As [`SectorFile::open`].
     pub fn open_with(
         path: &Path,
         scattered: bool,
-        keep_every_block: bool,
+        kept: KeptBlocks,
     ) -> Result<SectorFile, FileError> {
         let (map, len) = CheckedMap::map(path, scattered)?;
         let header = Header::parse(&map, len, path)?;
         let body = if header.encoding.is_packed() {
-            Body::Packed(PackedBody::new(path, map, &header, keep_every_block)?)
+            Body::Packed(PackedBody::new(path, map, &header, kept)?)
         } else {
             let values = HEADER_LEN..HEADER_LEN + header.positions as usize;
             let sums_at = map.len() - header.blocks() as usize * BLOCK_CHECKSUM_LEN;
