@@ -330,6 +330,27 @@ fn probe_rank(tablebase: &Tablebase, pos: &Position) -> Result<i32, morris::Prob
     Ok(tablebase.stored_value(pos, 0)?.order_key().0)
 }
 
+/// The folder's size: its sector files' bytes (their lengths: nothing is
+/// read) and positions, in bits per position.
+fn write_folder_size(
+    out: &mut dyn Write,
+    tablebase: &Tablebase,
+    sectors: &[SectorKey],
+) -> Result<()> {
+    let (mut bytes, mut positions) = (0, 0);
+    for &s in sectors {
+        bytes += std::fs::metadata(tablebase.dir().join(file_name(s)))?.len();
+        let (us, them) = (s.us_board as usize, s.them_board as usize);
+        positions += SectorIndex::count(tablebase.variant().board, us, them);
+    }
+    writeln!(
+        out,
+        "  {bytes} bytes of sector files for {positions} positions: {:.3} bits per position",
+        bytes as f64 * 8.0 / positions.max(1) as f64
+    )?;
+    Ok(())
+}
+
 /// Probe throughput on an existing database: values of positions sampled from
 /// its sector files (each in a random symmetric image), on one thread and on
 /// all, files warm; and the first probe of each sector in a fresh process
@@ -365,12 +386,6 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
         seed ^= seed << 17;
         seed
     };
-    // The folder's size, from the files' lengths: no file is read before
-    // its first probe is timed.
-    let (mut bytes, mut positions) = (0, 0);
-    for &s in &sectors {
-        bytes += std::fs::metadata(db.join(file_name(s)))?.len();
-    }
     let symmetries = variant.board.symmetries();
     for &s in &sectors {
         // A position of the sector drawn without its index, which the first
@@ -391,7 +406,6 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
         probe_rank(tablebase, &pos)?;
         first_probe.push(started.elapsed());
         let index = SectorIndex::of(variant.board, a, b);
-        positions += index.size();
         for _ in 0..per_sector {
             let p = index.position(random() % index.size(), s.us_hand, s.them_hand);
             let sym = &symmetries[(random() % symmetries.len() as u64) as usize];
@@ -411,11 +425,7 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
         first_probe[first_probe.len() / 2],
         first_probe[first_probe.len() - 1]
     )?;
-    writeln!(
-        out,
-        "  {bytes} bytes of sector files for {positions} positions: {:.3} bits per position",
-        bytes as f64 * 8.0 / positions.max(1) as f64
-    )?;
+    write_folder_size(out, tablebase, &sectors)?;
     // A pass takes a few seconds whatever the folder: a first look at the
     // rate sizes the passes (a folder probed by a search is slower).
     let started = Instant::now();
