@@ -163,8 +163,8 @@ impl<'a> Forward<'a> {
     /// in one ply more than its fastest lost child, read from the same loss
     /// marks its children's decoded files hold, which is what the check
     /// would recompute; the lost and drawn positions, whose values rest on
-    /// their children's wins and draws, are checked as ever. About half of
-    /// a check's work where half the positions are won.
+    /// their children's wins and draws, are checked as ever. It saves the
+    /// check's work in proportion to the won positions.
     pub fn with_wins_by_construction(mut self) -> Self {
         self.wins_by_construction = true;
         self
