@@ -10,7 +10,8 @@
 # resume), and its row measured again. Hours on the whole game: run it in the
 # background,
 #   nohup scripts/packing-figures.sh ../dbs/standard ../dbs/packed > ../dbs/packing-figures.tsv 2> ../dbs/packing-figures.log &
-# PACKINGS="default plain" restricts it to some rows (names below).
+# PACKINGS="default plain" restricts it to some rows (names below); RAW_ROW=no
+# leaves out the raw folder's row (measured once, it takes minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 raw=${1:?usage: scripts/packing-figures.sh RAW_FOLDER OUT_FOLDER [--verify]}
@@ -54,7 +55,9 @@ row() {
         END { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s %s\t%s\n", name, flags, bytes, bits, packed, one, all, first, state, verified }'
 }
 printf 'packing\tflags\tbytes\tbits_per_position\tpack_seconds\tprobes_per_s_one_thread\tprobes_per_s_all_threads\tfirst_probe_median\tverify_seconds\n'
-row raw "" "" "$raw"
+if [ "${RAW_ROW:-yes}" != no ]; then
+    row raw "" "" "$raw"
+fi
 for entry in $all; do
     name=${entry%%:*}
     flags=${entry#*:}

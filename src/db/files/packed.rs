@@ -57,7 +57,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use memmap2::Mmap;
+use memmap2::{Advice, Mmap};
 
 use super::encoding::Encoding;
 pub use super::encoding::PACKED_BLOCK_BYTES_BITS;
@@ -198,6 +198,14 @@ enum Cache {
     Every(Box<[std::sync::OnceLock<Vec<u8>>]>),
 }
 
+/// Asks the system to read `range` of `map` soon (clipped). Advice only.
+fn will_need(map: &Mmap, range: std::ops::Range<usize>) {
+    let end = range.end.min(map.len());
+    if range.start < end {
+        let _ = map.advise_range(Advice::WillNeed, range.start, end - range.start);
+    }
+}
+
 /// One decoded block (its number and bytes), or none yet.
 type CacheSlot = Mutex<Option<(usize, Arc<Vec<u8>>)>>;
 
@@ -229,6 +237,9 @@ impl PackedBody {
                 0
             };
         let (len, check) = header.dictionary;
+        // Read whole at once: on a cold cache its pages would otherwise
+        // come one fault after another (the map is advised random).
+        will_need(&map, at..at + len as usize);
         let stored = &map[at..at + len as usize];
         let what = if header.pairs {
             "pair grammar"
@@ -343,6 +354,21 @@ impl PackedBody {
         Ok((&self.map[at..at + (end - start) as usize], start))
     }
 
+    /// Block `block`'s compressed bytes, not checked, with its table
+    /// entries and its bytes asked of the disk together before they are
+    /// read: on a cold cache a block's first read is then two waits for
+    /// the disk (its offsets, then its bytes), not one per page.
+    fn block_bytes_read_ahead(&self, block: usize) -> Result<(&[u8], u64), FileError> {
+        let offsets = HEADER_LEN + 8 * block;
+        will_need(&self.map, offsets..offsets + 16);
+        let sum = HEADER_LEN + 8 * (self.blocks + 1) + 8 * block;
+        will_need(&self.map, sum..sum + 8);
+        let (bytes, start) = self.block_bytes(block)?;
+        let at = self.data_at + start as usize;
+        will_need(&self.map, at..at + bytes.len());
+        Ok((bytes, start))
+    }
+
     /// Checks `bytes`, block `block`'s from `start` among the compressed
     /// bytes, against its checksum.
     fn check_block(&self, block: usize, (bytes, start): (&[u8], u64)) -> Result<(), FileError> {
@@ -364,7 +390,7 @@ impl PackedBody {
 
     /// Block `block`, checked and decoded (not cached).
     fn decode(&self, block: usize) -> Result<Vec<u8>, FileError> {
-        let (bytes, start) = self.block_bytes(block)?;
+        let (bytes, start) = self.block_bytes_read_ahead(block)?;
         self.check_block(block, (bytes, start))?;
         let values = self.values_in(block);
         let dictionary = match &self.coding {
@@ -402,11 +428,16 @@ impl PackedBody {
         within: usize,
     ) -> Result<u8, FileError> {
         use std::sync::atomic::Ordering::Relaxed;
-        let (bytes, start) = self.block_bytes(block)?;
         let (word, bit) = (&checked[block / 64], 1u64 << (block % 64));
+        let first_read = word.load(Relaxed) & bit == 0;
+        let (bytes, start) = if first_read {
+            self.block_bytes_read_ahead(block)?
+        } else {
+            self.block_bytes(block)?
+        };
         let positions = self.values_in(block);
         let damaged = || self.corrupted(format!("block {block} does not decode"));
-        if word.load(Relaxed) & bit == 0 {
+        if first_read {
             self.check_block(block, (bytes, start))?;
             if !grammar.layout_holds(bytes, positions) {
                 return Err(damaged());
