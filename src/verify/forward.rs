@@ -510,7 +510,12 @@ impl<'a> Forward<'a> {
     ) -> Result<(), ProbeError> {
         let raw = || self.file.checked_bytes().map(|b| b[index as usize]);
         if self.wins_by_construction {
-            if matches!(raw().and_then(Value::from_byte), Some(Value::Win(_))) {
+            let done = match raw().and_then(Value::from_byte) {
+                Some(Value::Win(_)) => true,
+                Some(Value::Draw) => self.has_drawn_child(&pos, blocks)?,
+                _ => false,
+            };
+            if done {
                 found.positions += 1;
                 return Ok(());
             }
@@ -541,6 +546,36 @@ impl<'a> Forward<'a> {
             );
         }
         Ok(())
+    }
+
+    /// Whether a child of `pos`, a position decoded as drawn, is drawn
+    /// ([`Forward::with_wins_by_construction`]): the decoding found none of
+    /// its children lost, from the marks its children's files hold, so one
+    /// drawn child makes it drawn, as the full recomputation would find, and
+    /// the search stops there instead of valuing every child. `false` sends
+    /// the position to the full recomputation (one with a static outcome,
+    /// or none of whose children is found drawn).
+    fn has_drawn_child(&self, pos: &Position, blocks: &mut Blocks) -> Result<bool, ProbeError> {
+        if self.variant.static_outcome(pos).is_some() {
+            return Ok(false);
+        }
+        let (mut drawn, mut lost) = (false, false);
+        let mut error = None;
+        self.for_each_child(pos, blocks, |child, _| {
+            let value = match child {
+                Child::Lost => Ok(Value::Loss(0)),
+                Child::At(at) => self.stored(at, None),
+                Child::Other(child) => self.tablebase.value(&child),
+            };
+            match value {
+                Ok(Value::Draw) => drawn = true,
+                Ok(Value::Loss(_)) => lost = true,
+                Ok(Value::Win(_)) => {}
+                Err(e) => error = Some(e),
+            }
+            !drawn && !lost && error.is_none()
+        });
+        error.map_or(Ok(drawn && !lost), Err)
     }
 
     /// Asks for the blocks that the children of the positions whose other

@@ -218,13 +218,18 @@ fn planted_losses_are_caught_in_a_packed_folder() {
     let raw = dir.path().join("raw");
     solve_into(&raw, variant, Selection::MaxMen(8));
     let sector = SectorKey::movement(4, 4);
-    let first = |from: fn(Value) -> Option<Value>| {
+    // Each at a position of its own: planted one after the other at the
+    // first that fits, they would all land on one.
+    let mut taken = Vec::new();
+    let mut first = |from: fn(Value) -> Option<Value>| {
         let mut done = false;
-        plant(&raw, sector, |_, v| {
-            let new = from(v).filter(|_| !done);
+        let planted = plant(&raw, sector, |i, v| {
+            let new = from(v).filter(|_| !done && !taken.contains(&i));
             done |= new.is_some();
             new
-        })
+        });
+        taken.extend_from_slice(&planted);
+        planted
     };
     let loss_made_draw = first(|v| matches!(v, Value::Loss(n) if n > 0).then_some(Value::Draw));
     let draw_made_loss = first(|v| (v == Value::Draw).then_some(Value::Loss(2)));
@@ -251,6 +256,7 @@ fn planted_losses_are_caught_in_a_packed_folder() {
     let checked = verify_sector(&tb, sector, Check::All, 100_000).unwrap();
     let planted = [loss_made_draw, draw_made_loss, loss_made_longer].concat();
     assert_eq!(planted.len(), 3);
+    assert!(planted[0] != planted[1] && planted[1] != planted[2] && planted[0] != planted[2]);
     let mut decoded = Decoded::new(&tb).unwrap();
     let by_decoding = decoded.check(sector, 100_000).unwrap();
     // Another sector of the folder, untouched, is found whole.
