@@ -255,19 +255,21 @@ pub fn check_of(sample: Option<u64>, seed: u64, oracle: bool) -> Check {
 }
 
 /// Positions a second that a full check averages on two cores over files
-/// that keep the losses only (each win or draw found by a search over the
-/// children): 0.39 M/s over the whole of `six` packed by `morris pack`,
-/// against 8 M/s over its raw files.
+/// whose wins and draws are found by a search over the children, each
+/// searched again for every parent (0.39 M/s over the whole of `six`
+/// packed as losses that way, against 8 M/s over its raw files).
 const SEARCHED_CHECK_RATE_TWO_CORES: f64 = 0.4e6;
 
-/// Says up front how long a full check of files that keep the losses only
-/// takes, and what looks at them faster: such a check runs for hours on
-/// a large folder.
+/// Says up front how long a full check of files that are searched per
+/// position takes (predicted loss bits, and the sectors that read them:
+/// the others are decoded once, see [`Decoded`]), and what looks at them
+/// faster: such a check runs for hours on a large folder.
 fn warn_of_searches(tablebase: &Tablebase, sectors: &[SectorKey]) {
     let searched: u64 = sectors
         .iter()
+        .filter(|&&s| !Decoded::applies(tablebase, s).unwrap_or(true))
         .filter_map(|s| tablebase.sector(*s).ok())
-        .filter(|f| f.header.encoding().losses_only() && f.header.encoding().wdl_only())
+        .filter(|f| f.header.encoding().losses_only())
         .map(|f| f.header.positions())
         .sum();
     if searched == 0 {
@@ -275,7 +277,7 @@ fn warn_of_searches(tablebase: &Tablebase, sectors: &[SectorKey]) {
     }
     let time = estimated_time(searched as f64 / SEARCHED_CHECK_RATE_TWO_CORES);
     note(&format!(
-        "note: {searched} positions are packed as loss bits: each win or draw is checked by a search over its children, about {:.1} M positions/s on two cores, so this check takes {time}; `--sample 100000` checks that many positions per sector in a fraction of it",
+        "note: {searched} positions are packed as predicted loss bits, or read them: each win or draw is checked by a search over its children, about {:.1} M positions/s on two cores, so this check takes {time}; `--sample 100000` checks that many positions per sector in a fraction of it",
         SEARCHED_CHECK_RATE_TWO_CORES / 1e6
     ));
 }

@@ -1,5 +1,6 @@
 //! The fast check of a folder packed as losses (the default packing, whose
-//! wins and draws a probe finds by a one-ply search): each sector is decoded
+//! wins and draws a probe finds by a one-ply search), or as loss bits (`pack
+//! --wdl`, the same without plies): each sector is decoded
 //! once, by that search, into a raw sector file of a scratch folder (in the
 //! system's temporary folder, `morris-verify-PID`), and the raw files get the forward
 //! check ([`super::forward`]). A sector stays decoded while a sector still to
@@ -10,8 +11,12 @@
 //! the decoded bytes, and the forward check proves them as it proves a
 //! solve's, but for the won positions, which the decoding made from the
 //! same loss marks the check would read
-//! ([`Forward::with_wins_by_construction`]). The scratch folder takes up to the raw files' size on disk (one
-//! byte per position) and is removed at the end.
+//! ([`Forward::with_wins_by_construction`]), and the drawn ones, each
+//! checked by its first drawn child. Loss bits decode to losses in 0 plies
+//! and wins in 1, checked as wins, draws and losses only
+//! ([`Forward::checking_win_draw_loss`]): consistent, not proven, as any
+//! check of a folder without plies. The scratch folder takes up to the raw
+//! files' size on disk (one byte per position) and is removed at the end.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -31,13 +36,27 @@ pub struct Decoded<'a> {
 }
 
 impl<'a> Decoded<'a> {
-    /// Whether `sector` of `packed` is checked this way: a losses file with
-    /// plies (a win/draw/loss-only one has no raw form).
+    /// Whether `sector` of `packed` is checked this way: a losses file, with
+    /// plies or loss bits, whose successors' files are too (predicted loss
+    /// bits are not: a child's bit needs its position, which the decoding
+    /// does not build).
     ///
     /// # Errors
     /// A missing or damaged file.
     pub fn applies(packed: &Tablebase, sector: SectorKey) -> Result<bool, ProbeError> {
-        Ok(packed.sector(sector)?.header.encoding == Encoding::PackedLosses)
+        let decodable = |s: SectorKey| -> Result<bool, ProbeError> {
+            Ok(matches!(
+                packed.sector(s)?.header.encoding,
+                Encoding::PackedLosses | Encoding::PackedLossBits
+            ))
+        };
+        let variant = packed.variant();
+        for s in sector.successors(variant) {
+            if s.is_valid(variant) && packed.has_sector(s) && !decodable(s)? {
+                return Ok(false);
+            }
+        }
+        decodable(sector)
     }
 
     /// A fresh scratch folder of this process in the system's temporary
@@ -79,9 +98,12 @@ impl<'a> Decoded<'a> {
                 self.decode(s)?;
             }
         }
-        Forward::new(&self.scratch, sector)?
-            .with_wins_by_construction()
-            .check_all(limit)
+        let forward = Forward::new(&self.scratch, sector)?.with_wins_by_construction();
+        if self.packed.is_wdl_only() {
+            forward.checking_win_draw_loss().check_all(limit)
+        } else {
+            forward.check_all(limit)
+        }
     }
 
     /// Removes the decoded sectors that none of `still_to_check` reads.

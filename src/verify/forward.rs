@@ -51,6 +51,9 @@ pub struct Forward<'a> {
     /// Won positions are counted, not recomputed: see
     /// [`Forward::with_wins_by_construction`].
     wins_by_construction: bool,
+    /// What the values are read and recomputed as: the folder's, or win,
+    /// draw and loss only ([`Forward::checking_win_draw_loss`]).
+    values: FolderValues,
 }
 
 /// Where one child is, see [`Forward::child`].
@@ -154,6 +157,7 @@ impl<'a> Forward<'a> {
             children,
             kinds,
             wins_by_construction: false,
+            values: tablebase.values(),
         })
     }
 
@@ -167,6 +171,15 @@ impl<'a> Forward<'a> {
     /// check's work in proportion to the won positions.
     pub fn with_wins_by_construction(mut self) -> Self {
         self.wins_by_construction = true;
+        self
+    }
+
+    /// For a sector decoded from loss bits ([`Forward::decode_losses`] of a
+    /// win/draw/loss-only folder) into a raw file whose plies stand in for
+    /// the values (a loss in 0, a win in 1): its values are read and
+    /// recomputed as wins, draws and losses only.
+    pub fn checking_win_draw_loss(mut self) -> Self {
+        self.values = FolderValues::WinDrawLoss;
         self
     }
 
@@ -207,6 +220,10 @@ impl<'a> Forward<'a> {
     /// The stored value of a position of a win/draw/loss-only folder.
     #[inline]
     fn stored_wdl(&self, at: Stored, pos: Option<&Position>) -> Result<Wdl, ProbeError> {
+        // A raw file's byte (a decoded one's, see `checking_win_draw_loss`).
+        if let Some(v) = at.raw.and_then(Value::from_byte) {
+            return Ok(Wdl::of(v));
+        }
         let (file, key) = self.file_of(at.entry);
         file.wdl(at.index)
             .map_err(|source| self.tablebase.damaged(key, pos, source))
@@ -222,7 +239,7 @@ impl<'a> Forward<'a> {
 
     /// The stored value `at` of a checked file, as the folder's rule reads it.
     fn stored_found(&self, at: Stored, pos: &Position) -> Result<Found, ProbeError> {
-        Ok(match self.tablebase.values() {
+        Ok(match self.values {
             FolderValues::WinDrawLoss => Found::Wdl(self.stored_wdl(at, Some(pos))?),
             FolderValues::MoveCountRule { n } => {
                 Found::Clock(self.stored_clock(at, Some(pos), n)?)
@@ -334,7 +351,7 @@ impl<'a> Forward<'a> {
 
     /// The value of `pos` from its children's stored values.
     fn recompute(&self, pos: &Position, blocks: &mut Blocks) -> Result<Found, ProbeError> {
-        match self.tablebase.values() {
+        match self.values {
             FolderValues::WinDrawLoss => self.recompute_wdl(pos, blocks).map(Found::Wdl),
             FolderValues::MoveCountRule { n } => {
                 self.recompute_clock(pos, blocks, n).map(Found::Clock)

@@ -8,7 +8,9 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use morris::{Position, Variant};
+use morris::db::internals::write_packed_choosing;
+use morris::db::{Coder, Encoding, SectorFile, file_name, sector_files};
+use morris::{Position, Tablebase, Variant};
 
 use crate::first_use::{THREE_THREE, fails, morris, ok, run, run_within, small_folder};
 
@@ -215,12 +217,15 @@ fn play_and_solve_refuse_before_they_start() {
     assert!(!Path::new(&fresh).exists(), "a refused solve left {fresh}");
 }
 
-/// A full check of files that keep loss bits only says up front how long
-/// it takes, and what is faster; the default packing needs no such word.
+/// A full check of files searched per position (predicted loss bits) says
+/// up front how long it takes, and what is faster; the default packing and
+/// the plain loss bits (`--wdl`), each sector decoded once, need no such
+/// word. A folder without plies says its check is not a proof.
 #[test]
 fn verify_of_a_searched_folder_says_how_long_it_takes() {
     // Six's sectors: a full check of the loss bits of standard's 3-3 takes
     // seconds.
+    let six = Variant::by_name("six").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db").to_str().unwrap().to_string();
     ok(&[
@@ -233,19 +238,43 @@ fn verify_of_a_searched_folder_says_how_long_it_takes() {
         "7",
         "--quiet",
     ]);
-    let packed = dir.path().join("packed").to_str().unwrap().to_string();
-    ok(&["pack", "--db", &db, "--wdl", "--out", &packed]);
-    let (code, _, err) = run(&["verify", "--db", &packed, "--sectors", "3-3"]);
+    // Predicted loss bits: `pack --wdl --zstd` predicts where that packs
+    // smaller; here every file is.
+    let predicted = dir.path().join("predicted");
+    std::fs::create_dir_all(&predicted).unwrap();
+    Tablebase::create_packed(&predicted, six, Encoding::PackedLossBits).unwrap();
+    for sector in sector_files(Path::new(&db)).unwrap() {
+        let source = SectorFile::open(&Path::new(&db).join(file_name(sector)), false).unwrap();
+        write_packed_choosing(
+            &predicted,
+            &source,
+            Encoding::PackedLossBits,
+            six,
+            Some(true),
+            Coder::ZSTD,
+        )
+        .unwrap();
+    }
+    let predicted = predicted.to_str().unwrap();
+    let (code, _, err) = run(&["verify", "--db", predicted, "--sectors", "3-3"]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("loss bits") && err.contains("--sample"),
+        err.contains("predicted loss bits") && err.contains("--sample"),
         "{err}"
     );
     assert!(
         err.contains("consistent") && err.contains("not proven"),
         "{err}"
     );
-    // The default packing is decoded once per sector: no such wait.
+    // The loss bits as `pack --wdl` writes them are decoded once per
+    // sector: no such wait, but no proof either.
+    let bits = dir.path().join("bits").to_str().unwrap().to_string();
+    ok(&["pack", "--db", &db, "--wdl", "--out", &bits]);
+    let (code, _, err) = run(&["verify", "--db", &bits]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("predicted loss bits"), "{err}");
+    assert!(err.contains("not proven"), "{err}");
+    // The default packing: neither.
     let losses = dir.path().join("losses").to_str().unwrap().to_string();
     ok(&["pack", "--db", &db, "--out", &losses]);
     let (code, _, err) = run(&["verify", "--db", &losses]);

@@ -280,3 +280,62 @@ fn planted_losses_are_caught_in_a_packed_folder() {
         );
     }
 }
+
+/// A folder of loss bits (`pack --wdl`), from files with planted wrong
+/// values (losses made draws, draws made losses), checksums recomputed:
+/// each sector decoded once then checked as wins, draws and losses
+/// (`Decoded`, what `verify` of the whole folder does) finds the same
+/// mismatches as the search per position (the simple check, one ply
+/// deeper), some of them; in the folder as solved, none.
+#[test]
+fn decoded_loss_bits_are_checked_as_the_search_checks_them() {
+    let variant = Variant::by_name("six").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("raw");
+    solve_into(&raw, variant, Selection::MaxMen(8));
+    let clean = dir.path().join("clean");
+    crate::pack::pack_folder_as(&raw, &clean, &["--wdl"]);
+    let tb = Tablebase::open_folder(&clean).unwrap();
+    let mut decoded = Decoded::new(&tb).unwrap();
+    for sector in sector_files(&clean).unwrap() {
+        assert!(Decoded::applies(&tb, sector).unwrap(), "{sector}");
+        let checked = decoded.check(sector, 10).unwrap();
+        assert!(
+            checked.positions > 0 && checked.total_mismatches == 0,
+            "{sector}: {checked:?}"
+        );
+    }
+    drop(decoded);
+    // Every 500th loss made a draw, every 500th draw a loss.
+    let sector = SectorKey::movement(4, 4);
+    let (mut losses, mut draws) = (0, 0);
+    let planted = plant(&raw, sector, |_, v| match v {
+        Value::Loss(_) => {
+            losses += 1;
+            (losses % 500 == 0).then_some(Value::Draw)
+        }
+        Value::Draw => {
+            draws += 1;
+            (draws % 500 == 0).then_some(Value::Loss(2))
+        }
+        Value::Win(_) => None,
+    });
+    assert!(planted.len() > 10, "{}", planted.len());
+    let packed = dir.path().join("planted");
+    crate::pack::pack_folder_as(&raw, &packed, &["--wdl"]);
+    let tb = Tablebase::open_folder(&packed).unwrap();
+    let searched = verify_sector(&tb, sector, Check::All, 1_000_000).unwrap();
+    let by_decoding = Decoded::new(&tb).unwrap().check(sector, 1_000_000).unwrap();
+    assert!(searched.total_mismatches > 0);
+    assert_eq!(by_decoding.positions, searched.positions);
+    let found = |checked: &Checked| {
+        let mut found: Vec<String> = checked
+            .mismatches
+            .iter()
+            .map(|m| format!("{} {} {}", m.index, m.stored, m.recomputed))
+            .collect();
+        found.sort_unstable();
+        found
+    };
+    assert_eq!(found(&by_decoding), found(&searched));
+}

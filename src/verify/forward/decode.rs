@@ -23,10 +23,13 @@ impl Forward<'_> {
     /// loss; any other wins one ply after its fastest lost child, or is
     /// drawn. Returns one raw value byte per position and the overflow of
     /// distances too long for a byte, for a raw sector file
-    /// ([`crate::verify::decoded`] checks them).
+    /// ([`crate::verify::decoded`] checks them). Of loss bits (a
+    /// win/draw/loss-only folder) every loss is one in 0 plies and every
+    /// win one in 1: the values, in a raw file's bytes.
     ///
     /// # Errors
-    /// A damaged file, or loss marks without plies.
+    /// A damaged file, or loss bits predicted from the position (which the
+    /// walk does not build for a child).
     pub fn decode_losses(&self) -> Result<DecodedSector, ProbeError> {
         use std::sync::atomic::{AtomicU8, Ordering};
         let board = self.variant.board;
@@ -36,13 +39,22 @@ impl Forward<'_> {
         let bytes: Vec<AtomicU8> = (0..self.index.size()).map(|_| AtomicU8::new(0)).collect();
         // Each losses file's marks decoded whole once, then read as bytes:
         // a packed block looked up per child would cost most of the time.
+        // Loss bits (not predicted) read as marks of losses in 0.
         let whole = |file: &SectorFile, key: SectorKey| -> Result<Option<Vec<u8>>, ProbeError> {
-            if file.header.encoding != Encoding::PackedLosses {
-                return Ok(None);
-            }
+            let bits = match file.header.encoding {
+                Encoding::PackedLosses => false,
+                Encoding::PackedLossBits => true,
+                _ => return Ok(None),
+            };
             let mut marks = Vec::with_capacity(file.header.positions() as usize);
-            file.for_each_block(|block| marks.extend_from_slice(block))
-                .map_err(|source| self.tablebase.damaged(key, None, source))?;
+            file.for_each_block(|block| {
+                if bits {
+                    marks.extend(block.iter().map(|&b| if b == 1 { 0 } else { NOT_LOST }));
+                } else {
+                    marks.extend_from_slice(block);
+                }
+            })
+            .map_err(|source| self.tablebase.damaged(key, None, source))?;
             Ok(Some(marks))
         };
         let mut marks = vec![whole(&self.file, self.sector)?];
@@ -95,10 +107,12 @@ impl Forward<'_> {
         marks: &[Option<Vec<u8>>],
         blocks: &mut Blocks,
     ) -> Result<Value, ProbeError> {
-        // A file without plies cannot be decoded to a raw one.
+        // A file without plies cannot be decoded to a raw one but in a
+        // folder without them, its losses all in 0 plies.
         let no_plies = || ProbeError::WdlOnly {
             dir: self.tablebase.dir().to_path_buf(),
         };
+        let wdl_only = self.tablebase.is_wdl_only();
         // Whether a stored position is lost, and in how many plies.
         let mark = |entry: usize, index: u64| -> Result<Option<u16>, ProbeError> {
             // `marks[0]` is the sector's own, `marks[1 + i]` its child i's.
@@ -113,13 +127,15 @@ impl Forward<'_> {
                 _ => {} // an escaped or bad byte, or another encoding: the file says
             }
             let (file, key) = self.file_of(entry);
-            // A file without plies (a predicted one would need the child's
-            // position, which the walk does not build) cannot be decoded.
-            if file.header.encoding.wdl_only() {
+            // A predicted file would need the child's position, which the
+            // walk does not build; a file without plies only in a folder
+            // without them.
+            if file.header.encoding.predicted() || file.header.encoding.wdl_only() != wdl_only {
                 return Err(no_plies());
             }
             match file.loss_mark(index, pos, self.variant) {
                 Ok(LossMark::Lost(Some(n))) => Ok(Some(n)),
+                Ok(LossMark::Lost(None)) if wdl_only => Ok(Some(0)),
                 Ok(LossMark::Lost(None)) => Err(no_plies()),
                 Ok(LossMark::NotLost) => Ok(None),
                 Err(source) => Err(self.tablebase.damaged(key, None, source)),
@@ -138,6 +154,10 @@ impl Forward<'_> {
             let lost = match child {
                 Child::Lost => Ok(Some(0)),
                 Child::At(at) => mark(at.entry, at.index),
+                Child::Other(child) if wdl_only => self
+                    .tablebase
+                    .wdl(&child)
+                    .map(|v| (v == crate::db::Wdl::Loss).then_some(0)),
                 Child::Other(child) => self.tablebase.value(&child).map(|v| match v {
                     Value::Loss(n) => Some(n),
                     _ => None,
