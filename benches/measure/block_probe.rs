@@ -13,7 +13,8 @@ use morris::db::{SectorFile, Value, Wdl, file_name};
 use morris::index::SectorKey;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` adds `--bench`.
+    let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
     let dir = Path::new(&args[1]);
     let every: usize = args[2].parse().unwrap();
     for sector in &args[3..] {

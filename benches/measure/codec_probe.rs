@@ -48,7 +48,8 @@ fn entropy(counts: &[u64]) -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` adds `--bench`.
+    let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
     let [_, dir, sector, every] = &args[..] else {
         eprintln!("usage: codec_probe DIR SECTOR EVERY (a raw standard folder)");
         std::process::exit(2);

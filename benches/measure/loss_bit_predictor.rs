@@ -32,7 +32,8 @@ fn packed_size(bits: &[bool]) -> usize {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` adds `--bench`.
+    let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
     let [_, dir, sector, every] = &args[..] else {
         eprintln!("usage: loss_bit_predictor DIR SECTOR EVERY (a raw standard folder)");
         std::process::exit(2);

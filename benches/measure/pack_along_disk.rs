@@ -25,7 +25,8 @@ fn size(path: &Path) -> u64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` adds `--bench`.
+    let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
     let each = std::env::var_os("EACH").is_some();
     let [_, raw_dir, packed_dir] = &args[..] else {
         eprintln!("usage: pack_along_disk RAW PACKED (a solved standard folder and its `pack`)");

@@ -80,7 +80,8 @@ struct Stats {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` adds `--bench`.
+    let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
     let dir = Path::new(&args[1]);
     let every: usize = args[2].parse().unwrap();
     let only: Vec<String> = args[3..].to_vec();
