@@ -37,26 +37,35 @@ pub struct Decoded<'a> {
 
 impl<'a> Decoded<'a> {
     /// Whether `sector` of `packed` is checked this way: a losses file, with
-    /// plies or loss bits, whose successors' files are too (predicted loss
-    /// bits are not: a child's bit needs its position, which the decoding
-    /// does not build).
+    /// plies or loss bits, whose successors' files are too, and theirs (its
+    /// successors are decoded with it). Predicted loss bits are not: a
+    /// child's bit needs its position, which the decoding does not build.
     ///
     /// # Errors
     /// A missing or damaged file.
     pub fn applies(packed: &Tablebase, sector: SectorKey) -> Result<bool, ProbeError> {
-        let decodable = |s: SectorKey| -> Result<bool, ProbeError> {
-            Ok(matches!(
-                packed.sector(s)?.header.encoding,
-                Encoding::PackedLosses | Encoding::PackedLossBits
-            ))
-        };
         let variant = packed.variant();
-        for s in sector.successors(variant) {
-            if s.is_valid(variant) && packed.has_sector(s) && !decodable(s)? {
+        let successors = |s: SectorKey| {
+            s.successors(variant)
+                .into_iter()
+                .filter(|c| c.is_valid(variant) && packed.has_sector(*c))
+        };
+        // Its file and its successors' files are of losses.
+        let decodable = |s: SectorKey| -> Result<bool, ProbeError> {
+            for f in std::iter::once(s).chain(successors(s)) {
+                let encoding = packed.sector(f)?.header.encoding;
+                if !matches!(encoding, Encoding::PackedLosses | Encoding::PackedLossBits) {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        for s in std::iter::once(sector).chain(successors(sector)) {
+            if !decodable(s)? {
                 return Ok(false);
             }
         }
-        decodable(sector)
+        Ok(true)
     }
 
     /// A fresh scratch folder of this process in the system's temporary
