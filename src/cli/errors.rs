@@ -81,13 +81,21 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
             "a fifth field (the counter) is read under the move-count rule: give --n-move, or a --db folder solved under it".into(),
         );
     }
-    if let Some(unreadable) = err.downcast_ref::<check::Unreadable>() {
+    if let Some(unreadable) = err.downcast_ref::<check::Unreadable>()
+        && !unreadable.rebuild.is_empty()
+    {
         let sectors: Vec<String> = unreadable.rebuild.iter().map(|s| s.to_string()).collect();
-        return Some(format!(
-            "delete each damaged file, then build again: `morris solve --db {} --sectors {}`",
-            unreadable.dir.display(),
-            sectors.join(",")
-        ));
+        let (dir, sectors) = (unreadable.dir.display(), sectors.join(","));
+        // A packed folder is rebuilt from its raw one.
+        return Some(if morris::db::folder_storage(&unreadable.dir).is_packed() {
+            format!(
+                "solve them into the raw folder this one was packed from, then pack that again: `morris solve --db RAW --sectors {sectors}` and `morris pack --db RAW --out {dir}`"
+            )
+        } else {
+            format!(
+                "delete each damaged file, then build again: `morris solve --db {dir} --sectors {sectors}`"
+            )
+        });
     }
     if let Some(SolveError::UnreachableSector { variant, .. }) =
         err.chain().find_map(|c| c.downcast_ref::<SolveError>())

@@ -157,7 +157,9 @@ fn sectors_lists_what_solve_writes() {
 /// the missing sector, then exits 3 with the command that rebuilds them.
 #[test]
 fn verify_lists_every_damaged_file_before_failing() {
-    let (_dir, db) = small_folder();
+    let (dir, db) = small_folder();
+    let packed = dir.path().join("packed").to_str().unwrap().to_string();
+    ok(&["pack", "--db", &db, "--out", &packed]);
     for name in ["3-4.mdb", "4-3.mdb"] {
         let path = Path::new(&db).join(name);
         let mut bytes = std::fs::read(&path).unwrap();
@@ -176,6 +178,21 @@ fn verify_lists_every_damaged_file_before_failing() {
         err.contains("3-4.mdb is corrupted")
             && err.contains("4-3.mdb is corrupted")
             && err.contains("--sectors 3-4,4-3"),
+        "{err}"
+    );
+    // A packed folder's files are rebuilt through its raw folder.
+    let path = Path::new(&packed).join("3-4.mdb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 10;
+    bytes[last] ^= 0xff;
+    std::fs::write(&path, bytes).unwrap();
+    let (code, _, err) = run(&["verify", "--db", &packed]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("3-4.mdb is corrupted")
+            && err.contains("raw folder")
+            && err.contains("--sectors 3-4")
+            && err.contains(&format!("pack --db RAW --out {packed}")),
         "{err}"
     );
 }
