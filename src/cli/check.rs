@@ -260,14 +260,15 @@ pub fn check_of(sample: Option<u64>, seed: u64, oracle: bool) -> Check {
 /// packed as losses that way, against 8 M/s over its raw files).
 const SEARCHED_CHECK_RATE_TWO_CORES: f64 = 0.4e6;
 
-/// Says up front how long a full check of files that are searched per
-/// position takes (predicted loss bits, and the sectors that read them:
-/// the others are decoded once, see [`Decoded`]), and what looks at them
-/// faster: such a check runs for hours on a large folder.
-fn warn_of_searches(tablebase: &Tablebase, sectors: &[SectorKey]) {
+/// Says up front how long a check of losses files that are searched per
+/// position takes (predicted loss bits, the sectors that read them, and
+/// any with `--oracle`: the others are decoded once, see [`Decoded`]), and
+/// what looks at them faster: such a check runs for hours on a large
+/// folder.
+fn warn_of_searches(tablebase: &Tablebase, sectors: &[SectorKey], how: Check) {
     let searched: u64 = sectors
         .iter()
-        .filter(|&&s| !Decoded::applies(tablebase, s).unwrap_or(true))
+        .filter(|&&s| how != Check::All || !Decoded::applies(tablebase, s).unwrap_or(true))
         .filter_map(|s| tablebase.sector(*s).ok())
         .filter(|f| f.header.encoding().losses_only())
         .map(|f| f.header.positions())
@@ -277,13 +278,14 @@ fn warn_of_searches(tablebase: &Tablebase, sectors: &[SectorKey]) {
     }
     let time = estimated_time(searched as f64 / SEARCHED_CHECK_RATE_TWO_CORES);
     note(&format!(
-        "note: {searched} positions are packed as predicted loss bits, or read them: each win or draw is checked by a search over its children, about {:.1} M positions/s on two cores, so this check takes {time}; `--sample 100000` checks that many positions per sector in a fraction of it",
+        "note: {searched} positions are packed as losses and checked by a search per position (predicted loss bits, the sectors that read them, or --oracle): each win or draw is checked by a search over its children, about {:.1} M positions/s on two cores, so this check takes {time}; `--sample 100000` checks that many positions per sector in a fraction of it",
         SEARCHED_CHECK_RATE_TWO_CORES / 1e6
     ));
 }
 
-/// [`verify_sector`], or for every position of a losses file with plies
-/// the check of its decoded values (the scratch folder made at the first).
+/// [`verify_sector`], or for every position of a losses file (with plies
+/// or loss bits, see [`Decoded::applies`]) the check of its decoded values
+/// (the scratch folder made at the first).
 fn check_one<'a>(
     tablebase: &'a Tablebase,
     decoded: &mut Option<Decoded<'a>>,
@@ -330,7 +332,7 @@ pub fn verify(
     };
     let packed = folder_storage(tablebase.dir()).is_packed();
     if !matches!(how, Check::Sample { .. }) {
-        warn_of_searches(tablebase, &sectors);
+        warn_of_searches(tablebase, &sectors, how);
     }
     let mut unreadable = Unreadable {
         dir: tablebase.dir().to_path_buf(),

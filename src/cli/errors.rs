@@ -86,10 +86,11 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
     {
         let sectors: Vec<String> = unreadable.rebuild.iter().map(|s| s.to_string()).collect();
         let (dir, sectors) = (unreadable.dir.display(), sectors.join(","));
-        // A packed folder is rebuilt from its raw one.
+        // A packed folder is rebuilt from its raw one; `pack` keeps a file
+        // that opens, damaged inside or not.
         return Some(if morris::db::folder_storage(&unreadable.dir).is_packed() {
             format!(
-                "solve them into the raw folder this one was packed from, then pack that again: `morris solve --db RAW --sectors {sectors}` and `morris pack --db RAW --out {dir}`"
+                "delete each damaged file, solve its sector into the raw folder this one was packed from if that lacks it, then pack that again with this folder's flags: `morris solve --db RAW --sectors {sectors}` and `morris pack --db RAW --out {dir} [FLAGS]`"
             )
         } else {
             format!(

@@ -75,7 +75,15 @@ impl<'a> Decoded<'a> {
     /// # Errors
     /// The scratch folder cannot be made.
     pub fn new(packed: &'a Tablebase) -> Result<Decoded<'a>, ProbeError> {
-        let dir = std::env::temp_dir().join(format!("morris-verify-{}", std::process::id()));
+        // One of its own for each check of this process too (tests run
+        // several at once).
+        static CHECKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = match n {
+            0 => format!("morris-verify-{}", std::process::id()),
+            n => format!("morris-verify-{}-{n}", std::process::id()),
+        };
+        let dir = std::env::temp_dir().join(name);
         if dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(FileError::write(&dir))?;
         }

@@ -166,9 +166,10 @@ impl<'a> Forward<'a> {
     /// as checked without being recomputed. The decoding made each one won
     /// in one ply more than its fastest lost child, read from the same loss
     /// marks its children's decoded files hold, which is what the check
-    /// would recompute; the lost and drawn positions, whose values rest on
-    /// their children's wins and draws, are checked as ever. It saves the
-    /// check's work in proportion to the won positions.
+    /// would recompute; the lost positions, whose values rest on their
+    /// children's wins, are checked as ever, and the drawn ones by their
+    /// first drawn child (`has_drawn_child`). It saves the check's work in
+    /// proportion to the won and drawn positions.
     pub fn with_wins_by_construction(mut self) -> Self {
         self.wins_by_construction = true;
         self

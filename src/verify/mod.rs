@@ -14,11 +14,12 @@
 //! packing; `pack` compares every packed value with the raw file's.
 //!
 //! A folder packed as losses (see `db/packed.rs`) holds no wins or draws:
-//! each value is found by the probe's one-ply search. With plies, every
-//! sector is decoded once that way into a scratch raw folder and checked by
-//! the fast check ([`decoded`]); a sample, or loss bits without plies, are
-//! checked against children's values found the same way
-//! ([`oracle::check_losses`]).
+//! each value is found by the probe's one-ply search. Every sector is
+//! decoded once that way into a scratch raw folder and checked by the fast
+//! check ([`decoded`]; loss bits without plies as wins, draws and losses);
+//! a sample, `--oracle`, and predicted loss bits (whose children's bits
+//! need their positions) are checked against children's values found the
+//! same way ([`oracle::check_losses`]).
 //!
 //! [`forward`] is the fast check (positions grouped so that their children
 //! lie together in their files); [`oracle`] the simple one it is tested

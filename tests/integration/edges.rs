@@ -160,6 +160,18 @@ fn verify_lists_every_damaged_file_before_failing() {
     let (dir, db) = small_folder();
     let packed = dir.path().join("packed").to_str().unwrap().to_string();
     ok(&["pack", "--db", &db, "--out", &packed]);
+    // The raw folder as solved, to pack again from once the packed one is
+    // damaged.
+    let db_before_damage = dir.path().join("raw-copy").to_str().unwrap().to_string();
+    std::fs::create_dir_all(&db_before_damage).unwrap();
+    for entry in std::fs::read_dir(&db).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(
+            entry.path(),
+            Path::new(&db_before_damage).join(entry.file_name()),
+        )
+        .unwrap();
+    }
     for name in ["3-4.mdb", "4-3.mdb"] {
         let path = Path::new(&db).join(name);
         let mut bytes = std::fs::read(&path).unwrap();
@@ -195,6 +207,11 @@ fn verify_lists_every_damaged_file_before_failing() {
             && err.contains(&format!("pack --db RAW --out {packed}")),
         "{err}"
     );
+    // Followed, the hint mends the folder.
+    std::fs::remove_file(&path).unwrap();
+    ok(&["pack", "--db", &db_before_damage, "--out", &packed]);
+    let (code, _, err) = run(&["verify", "--db", &packed]);
+    assert_eq!(code, 0, "{err}");
 }
 
 /// `play --from` a position whose sector the folder lacks fails before it

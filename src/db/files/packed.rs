@@ -177,6 +177,9 @@ pub struct PackedBody {
     data_len: u64,
     coding: BlockCoding,
     cache: Cache,
+    /// One bit per block: its pages asked for ahead once
+    /// ([`PackedBody::block_bytes_read_ahead`]).
+    read_ahead: Box<[std::sync::atomic::AtomicU64]>,
 }
 
 /// How a packed file's blocks are coded, with what the file stores for it.
@@ -276,6 +279,9 @@ impl PackedBody {
             block_bits: header.block_bits,
             encoding: header.encoding,
             data_len,
+            read_ahead: (0..blocks.div_ceil(64))
+                .map(|_| std::sync::atomic::AtomicU64::new(0))
+                .collect(),
             cache: if kept == KeptBlocks::Every
                 || (kept == KeptBlocks::Probing
                     && header.pairs
@@ -354,11 +360,16 @@ impl PackedBody {
         Ok((&self.map[at..at + (end - start) as usize], start))
     }
 
-    /// Block `block`'s compressed bytes, not checked, with its table
-    /// entries and its bytes asked of the disk together before they are
-    /// read: on a cold cache a block's first read is then two waits for
-    /// the disk (its offsets, then its bytes), not one per page.
+    /// Block `block`'s compressed bytes, not checked; the first time, its
+    /// table entries and its bytes are asked of the disk together before
+    /// they are read: on a cold cache a block's first read is then two
+    /// waits for the disk (its offsets, then its bytes), not one per page.
     fn block_bytes_read_ahead(&self, block: usize) -> Result<(&[u8], u64), FileError> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let (word, bit) = (&self.read_ahead[block / 64], 1u64 << (block % 64));
+        if word.fetch_or(bit, Relaxed) & bit != 0 {
+            return self.block_bytes(block);
+        }
         let offsets = HEADER_LEN + 8 * block;
         will_need(&self.map, offsets..offsets + 16);
         let sum = HEADER_LEN + 8 * (self.blocks + 1) + 8 * block;

@@ -47,14 +47,26 @@ impl Forward<'_> {
                 _ => return Ok(None),
             };
             let mut marks = Vec::with_capacity(file.header.positions() as usize);
+            let mut no_bit = None;
             file.for_each_block(|block| {
                 if bits {
+                    if let Some(at) = block.iter().position(|&b| b > 1) {
+                        no_bit.get_or_insert(marks.len() + at);
+                    }
                     marks.extend(block.iter().map(|&b| if b == 1 { 0 } else { NOT_LOST }));
                 } else {
                     marks.extend_from_slice(block);
                 }
             })
             .map_err(|source| self.tablebase.damaged(key, None, source))?;
+            // A code that is no bit, as a probe of it says.
+            if let Some(at) = no_bit {
+                let source = crate::db::FileError::corrupted(
+                    file.path(),
+                    format!("index {at} holds a code that marks no loss"),
+                );
+                return Err(self.tablebase.damaged(key, None, source));
+            }
             Ok(Some(marks))
         };
         let mut marks = vec![whole(&self.file, self.sector)?];
