@@ -2,7 +2,8 @@
 //! throughput on an existing one, printed as figures a user can reproduce.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
@@ -303,7 +304,8 @@ impl BenchFolder {
         std::fs::create_dir_all(&dir)?;
         let removed = dir.clone();
         ctrlc::set_handler(move || {
-            let _ = std::fs::remove_dir_all(&removed);
+            STOPPING.store(true, Ordering::SeqCst);
+            remove_while_written(&removed);
             note(&format!(
                 "stopped: the bench's temporary folder {} is removed",
                 removed.display()
@@ -315,8 +317,53 @@ impl BenchFolder {
     }
 }
 
+/// Removes `dir` while the bench may still be writing into it, or about to
+/// create it (the solve creates its folder when it starts). The folder is
+/// renamed away and a file put in its place, so that neither new files in it
+/// nor the folder itself can be made again; the renamed folder is removed
+/// (retried: a thread may add a file between its listing and its last
+/// `rmdir`), and the placeholder last, just before the process exits.
+fn remove_while_written(dir: &Path) {
+    let doomed = dir.with_extension("removing");
+    let _ = std::fs::rename(dir, &doomed);
+    let mut placeholder = false;
+    for _ in 0..10 {
+        match std::fs::File::create_new(dir) {
+            Ok(_) => placeholder = true,
+            // Made again between the rename and now: remove it as well.
+            Err(_) if dir.is_dir() => remove_retrying(dir),
+            Err(_) => {}
+        }
+        if !dir.is_dir() {
+            break;
+        }
+    }
+    remove_retrying(&doomed);
+    if placeholder {
+        let _ = std::fs::remove_file(dir);
+    }
+}
+
+fn remove_retrying(dir: &Path) {
+    for _ in 0..50 {
+        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Set when Ctrl-C or SIGTERM stops the bench: its handler then owns the
+/// folder's removal and the exit status.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
 impl Drop for BenchFolder {
     fn drop(&mut self) {
+        // A bench failing because its folder is going away must not exit
+        // before the handler has removed it and exited with 130.
+        while STOPPING.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
