@@ -10,10 +10,11 @@
 
 use std::cmp::Ordering;
 
-use super::answer::{MoveAnswer, Stored};
+use super::answer::{FolderValues, MoveAnswer, Stored};
+use super::mark_memo::keeping_marks;
 use super::tablebase::Tablebase;
 use crate::db::error::ProbeError;
-use crate::db::value::Wdl;
+use crate::db::value::{Value, Wdl};
 use crate::rules::Position;
 
 /// How moves of equal value are ordered (their values always come first).
@@ -76,11 +77,13 @@ impl Tablebase {
         counter: u8,
         ranking: Ranking,
     ) -> Result<Vec<MoveAnswer>, ProbeError> {
-        let mut moves = self.moves_best_first(pos, counter)?;
-        if ranking == Ranking::Chances {
-            self.add_chances(counter, &mut moves, ranking)?;
-        }
-        Ok(moves)
+        keeping_marks(|| {
+            let mut moves = self.moves_best_first(pos, counter)?;
+            if ranking == Ranking::Chances {
+                self.add_chances(counter, &mut moves, ranking)?;
+            }
+            Ok(moves)
+        })
     }
 
     /// The opponent's replies from `child` and how many are errors.
@@ -88,6 +91,9 @@ impl Tablebase {
         let variant = self.variant();
         if variant.static_outcome(child).is_some() || variant.n_move.is_some_and(|n| counter >= n) {
             return Ok((0, 0));
+        }
+        if self.values() == FolderValues::Distances {
+            return self.replies_and_errors_reading_less(child);
         }
         let values = self.each_move(child, |reply, grandchild| {
             Ok(self.move_value(reply, grandchild, counter)?.1)
@@ -97,6 +103,54 @@ impl Tablebase {
         };
         let errors = values.iter().filter(|&&v| is_error(best, v)).count();
         Ok((values.len() as u16, errors as u16))
+    }
+}
+
+impl Tablebase {
+    /// [`Tablebase::replies_and_errors`] in a folder of distances, reading
+    /// only what tells the errors. In a file of losses a reply's value is
+    /// one read only where it wins (its position is lost); for the others
+    /// the position's children are read, and only as far as needed:
+    /// - a reply wins: every reply that does not win is an error;
+    /// - else a reply draws: the errors are the replies that lose, and a
+    ///   position's children tell that it is won at the first lost one;
+    /// - else every reply loses: the errors lose sooner than the longest
+    ///   loss, so each position's plies are found.
+    fn replies_and_errors_reading_less(&self, child: &Position) -> Result<(u16, u16), ProbeError> {
+        let mut replies = self.each_move(child, |_, grandchild| {
+            Ok((*grandchild, self.value_if_read(grandchild)?))
+        })?;
+        let count = replies.len() as u16;
+        // The grandchildren are valued from their own mover's side: a lost
+        // one is a winning reply.
+        let wins = |v: &Option<Value>| matches!(v, Some(Value::Loss(_)));
+        if replies.iter().any(|(_, v)| wins(v)) {
+            let errors = replies.iter().filter(|(_, v)| !wins(v)).count();
+            return Ok((count, errors as u16));
+        }
+        let mut wdl = Vec::with_capacity(replies.len());
+        for (grandchild, value) in &replies {
+            wdl.push(match value {
+                Some(v) => Wdl::of(*v),
+                None => self.wdl_not_lost(grandchild)?,
+            });
+        }
+        if wdl.contains(&Wdl::Draw) {
+            let errors = wdl.iter().filter(|&&w| w == Wdl::Win).count();
+            return Ok((count, errors as u16));
+        }
+        // Every grandchild is won: the longest win is the best defence.
+        let mut plies = Vec::with_capacity(replies.len());
+        for (grandchild, value) in &mut replies {
+            let won = match value {
+                Some(v) => *v,
+                None => self.value_not_lost(grandchild)?,
+            };
+            plies.push(won.plies().unwrap_or(0));
+        }
+        let longest = plies.iter().max().copied().unwrap_or(0);
+        let errors = plies.iter().filter(|&&p| p < longest).count();
+        Ok((count, errors as u16))
     }
 }
 

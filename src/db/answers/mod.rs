@@ -6,6 +6,7 @@
 
 pub(crate) mod answer;
 pub(crate) mod chances;
+pub(crate) mod mark_memo;
 pub(crate) mod probe;
 pub(crate) mod stats;
 pub(crate) mod tablebase;

@@ -22,6 +22,7 @@ use super::answer::{
     Answer, FolderValues, Line, LineAnswer, LineEnd, MoveAnswer, Stored, best_first,
 };
 use super::chances::Ranking;
+use super::mark_memo::keeping_marks;
 use super::tablebase::Tablebase;
 use crate::db::clock_value::ClockValue;
 use crate::db::error::ProbeError;
@@ -77,11 +78,13 @@ impl Tablebase {
         counter: u8,
         ranking: Ranking,
     ) -> Result<Answer, ProbeError> {
-        let mut answer = self.answer_value(pos, counter)?;
-        let mut moves = self.moves_best_first(pos, counter)?;
-        self.add_chances(counter, &mut moves, ranking)?;
-        answer.moves = Some(moves);
-        Ok(answer)
+        keeping_marks(|| {
+            let mut answer = self.answer_value(pos, counter)?;
+            let mut moves = self.moves_best_first(pos, counter)?;
+            self.add_chances(counter, &mut moves, ranking)?;
+            answer.moves = Some(moves);
+            Ok(answer)
+        })
     }
 
     /// Every legal move of `pos` with its value, best first.
@@ -124,7 +127,8 @@ impl Tablebase {
             answer.line_null_because = Some(NO_LINE);
             return Ok(());
         }
-        let line = self.line(&answer.position, answer.counter.unwrap_or(0), limit)?;
+        let line =
+            keeping_marks(|| self.line(&answer.position, answer.counter.unwrap_or(0), limit))?;
         answer.line = Some(LineAnswer::new(self.variant().board, line));
         Ok(())
     }

@@ -555,20 +555,24 @@ impl Tablebase {
             });
         }
         // `None`: not lost, in a losses file; its children tell the rest.
-        let found = self.with_located(pos, |located| match located {
-            Located::Over(Outcome::Drawn) => Ok(Some(Wdl::Draw)),
-            Located::Over(_) => Ok(Some(Wdl::Loss)),
-            Located::At(sector, file, index) if file.header.encoding.losses_only() => {
-                match self.mark_at(sector, file, index, pos)? {
-                    LossMark::Lost(_) => Ok(Some(Wdl::Loss)),
-                    LossMark::NotLost => Ok(None),
+        let found = match self.remembered_mark(pos) {
+            Some(LossMark::Lost(_)) => Ok(Some(Wdl::Loss)),
+            Some(LossMark::NotLost) => Ok(None),
+            None => self.with_located(pos, |located| match located {
+                Located::Over(Outcome::Drawn) => Ok(Some(Wdl::Draw)),
+                Located::Over(_) => Ok(Some(Wdl::Loss)),
+                Located::At(sector, file, index) if file.header.encoding.losses_only() => {
+                    match self.mark_at(sector, file, index, pos)? {
+                        LossMark::Lost(_) => Ok(Some(Wdl::Loss)),
+                        LossMark::NotLost => Ok(None),
+                    }
                 }
-            }
-            Located::At(sector, file, index) => file
-                .wdl(index)
-                .map(Some)
-                .map_err(|source| self.damaged(sector, Some(pos), source)),
-        })?;
+                Located::At(sector, file, index) => file
+                    .wdl(index)
+                    .map(Some)
+                    .map_err(|source| self.damaged(sector, Some(pos), source)),
+            }),
+        }?;
         found.map_or_else(|| self.wdl_not_lost(pos), Ok)
     }
 
@@ -580,13 +584,21 @@ impl Tablebase {
         index: u64,
         pos: &Position,
     ) -> Result<LossMark, ProbeError> {
-        file.loss_mark(index, pos, self.variant)
-            .map_err(|source| self.damaged(sector, Some(pos), source))
+        let mark = file
+            .loss_mark(index, pos, self.variant)
+            .map_err(|source| self.damaged(sector, Some(pos), source))?;
+        if file.header.encoding.losses_only() {
+            self.remember_mark(pos, mark);
+        }
+        Ok(mark)
     }
 
     /// Whether `pos` (a position of play) is lost for its side to move, as
     /// its file marks it.
     fn loss_mark(&self, pos: &Position) -> Result<LossMark, ProbeError> {
+        if let Some(mark) = self.remembered_mark(pos) {
+            return Ok(mark);
+        }
         self.with_located(pos, |located| match located {
             Located::Over(Outcome::Drawn) => Ok(LossMark::NotLost),
             Located::Over(_) => Ok(LossMark::Lost(Some(0))),
@@ -615,7 +627,7 @@ impl Tablebase {
 
     /// The value of a position a losses file marks not lost: won in one ply
     /// more than its child lost the fastest, drawn without a lost child.
-    fn value_not_lost(&self, pos: &Position) -> Result<Value, ProbeError> {
+    pub(super) fn value_not_lost(&self, pos: &Position) -> Result<Value, ProbeError> {
         let mut fastest: Option<u16> = None;
         let mut unmarked = false;
         self.each_child_mark(pos, |mark| {
@@ -636,7 +648,7 @@ impl Tablebase {
     }
 
     /// [`Tablebase::value_not_lost`] without plies: won with a lost child.
-    fn wdl_not_lost(&self, pos: &Position) -> Result<Wdl, ProbeError> {
+    pub(super) fn wdl_not_lost(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         let mut won = false;
         self.each_child_mark(pos, |mark| {
             won = matches!(mark, LossMark::Lost(_));
@@ -659,25 +671,38 @@ impl Tablebase {
                 has_rule: true,
             });
         }
-        // `None`: not lost, in a losses file; its children tell the rest.
-        let found = self.with_located(pos, |located| match located {
-            Located::Over(Outcome::Drawn) => Ok(Some(Value::Draw)),
-            Located::Over(_) => Ok(Some(Value::Loss(0))),
-            Located::At(sector, file, index) if file.header.encoding.losses_only() => {
-                match self.mark_at(sector, file, index, pos)? {
-                    LossMark::Lost(Some(n)) => Ok(Some(Value::Loss(n))),
-                    LossMark::Lost(None) => Err(ProbeError::WdlOnly {
-                        dir: self.dir.clone(),
-                    }),
-                    LossMark::NotLost => Ok(None),
-                }
-            }
-            Located::At(sector, file, index) => file
-                .value(index)
-                .map(Some)
-                .map_err(|source| self.damaged(sector, Some(pos), source)),
-        })?;
+        let found = self.value_if_read(pos)?;
         found.map_or_else(|| self.value_not_lost(pos), Ok)
+    }
+
+    /// The value of a position of play where one read gives it; `None`
+    /// where a file of losses marks it not lost (its children tell the
+    /// rest: [`Tablebase::value_not_lost`]).
+    pub(super) fn value_if_read(&self, pos: &Position) -> Result<Option<Value>, ProbeError> {
+        match self.remembered_mark(pos) {
+            Some(LossMark::Lost(Some(n))) => Ok(Some(Value::Loss(n))),
+            Some(LossMark::Lost(None)) => Err(ProbeError::WdlOnly {
+                dir: self.dir.clone(),
+            }),
+            Some(LossMark::NotLost) => Ok(None),
+            None => self.with_located(pos, |located| match located {
+                Located::Over(Outcome::Drawn) => Ok(Some(Value::Draw)),
+                Located::Over(_) => Ok(Some(Value::Loss(0))),
+                Located::At(sector, file, index) if file.header.encoding.losses_only() => {
+                    match self.mark_at(sector, file, index, pos)? {
+                        LossMark::Lost(Some(n)) => Ok(Some(Value::Loss(n))),
+                        LossMark::Lost(None) => Err(ProbeError::WdlOnly {
+                            dir: self.dir.clone(),
+                        }),
+                        LossMark::NotLost => Ok(None),
+                    }
+                }
+                Located::At(sector, file, index) => file
+                    .value(index)
+                    .map(Some)
+                    .map_err(|source| self.damaged(sector, Some(pos), source)),
+            }),
+        }
     }
 
     /// Calls `f` with where a position's value is: a game over for the
