@@ -63,6 +63,9 @@ fn probe_answers_equal_the_naive_solver_stepping(step: usize) {
     let packed_dir = dir.path().join("packed");
     crate::pack::pack_folder(dir.path(), &packed_dir);
     let packed = Tablebase::open_folder(&packed_dir).unwrap();
+    let loss_bits_dir = dir.path().join("loss-bits");
+    crate::pack::pack_folder_as(dir.path(), &loss_bits_dir, &["--wdl"]);
+    let loss_bits = Tablebase::open_folder(&loss_bits_dir).unwrap();
     let small = crate::naive::six_small_sectors();
     let (naive, oracle) = (&small.naive, &small.solution);
     let value_of = |s: &crate::naive::State| {
@@ -81,6 +84,7 @@ fn probe_answers_equal_the_naive_solver_stepping(step: usize) {
         if checked % 4 == 0 {
             let line = |t: &Tablebase| t.line(&pos, 0, 1000).unwrap();
             assert_eq!(line(&packed), line(&tb), "{notation}");
+            check_win_draw_loss_chances(&loss_bits, &tb, &pos);
         }
         let answer_value = answer.value.stored.distance().unwrap();
         assert_eq!(
@@ -123,6 +127,33 @@ fn probe_answers_equal_the_naive_solver_stepping(step: usize) {
         checked >= oracle.states.len() / step && with_errors > 5000 / step,
         "{checked} positions checked, {with_errors} moves with errors"
     );
+}
+
+/// Each move's replies and errors from a win/draw/loss-only folder (the
+/// loss bits: a position not lost searched) equal a count from the full
+/// folder's values without their plies: an error is a reply of a lower
+/// win, draw or loss than the best, and no loss is an error for its plies.
+fn check_win_draw_loss_chances(wdl_only: &Tablebase, full: &Tablebase, pos: &Position) {
+    for m in wdl_only.answer(pos, 0).unwrap().moves.unwrap() {
+        let mut replies = Vec::new();
+        if six().static_outcome(&m.position).is_none() {
+            six().for_each_move(&m.position, |_, grandchild| {
+                replies.push(full.wdl(&grandchild).unwrap().from_parent());
+            });
+        }
+        let best = replies.iter().max().copied();
+        let errors = replies
+            .iter()
+            .filter(|&&w| best.is_some_and(|b| w < b))
+            .count();
+        assert_eq!(
+            (m.replies, m.errors),
+            (Some(replies.len() as u16), Some(errors as u16)),
+            "{} then {}",
+            pos.notation(six().board),
+            m.notation
+        );
+    }
 }
 
 #[test]

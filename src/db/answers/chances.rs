@@ -11,10 +11,10 @@
 use std::cmp::Ordering;
 
 use super::answer::{FolderValues, MoveAnswer, Stored};
-use super::mark_memo::keeping_marks;
+use super::losses::keeping_marks;
 use super::tablebase::Tablebase;
 use crate::db::error::ProbeError;
-use crate::db::value::{Value, Wdl};
+use crate::db::value::Wdl;
 use crate::rules::Position;
 
 /// How moves of equal value are ordered (their values always come first).
@@ -92,7 +92,7 @@ impl Tablebase {
         if variant.static_outcome(child).is_some() || variant.n_move.is_some_and(|n| counter >= n) {
             return Ok((0, 0));
         }
-        if self.values() == FolderValues::Distances {
+        if !matches!(self.values(), FolderValues::MoveCountRule { .. }) {
             return self.replies_and_errors_reading_less(child);
         }
         let values = self.each_move(child, |reply, grandchild| {
@@ -107,49 +107,65 @@ impl Tablebase {
 }
 
 impl Tablebase {
-    /// [`Tablebase::replies_and_errors`] in a folder of distances, reading
-    /// only what tells the errors. In a file of losses a reply's value is
-    /// one read only where it wins (its position is lost); for the others
-    /// the position's children are read, and only as far as needed:
+    /// [`Tablebase::replies_and_errors`] in a folder without the move-count
+    /// rule, reading only what tells the errors. In a file of losses a
+    /// reply's value is one read only where it wins (its position is lost);
+    /// for the others the position's children are read, and only as far as
+    /// needed:
     /// - a reply wins: every reply that does not win is an error;
     /// - else a reply draws: the errors are the replies that lose, and a
     ///   position's children tell that it is won at the first lost one;
     /// - else every reply loses: the errors lose sooner than the longest
-    ///   loss, so each position's plies are found.
+    ///   loss, so each position's plies are found (none without plies).
     fn replies_and_errors_reading_less(&self, child: &Position) -> Result<(u16, u16), ProbeError> {
+        let plies = self.values() == FolderValues::Distances;
+        // Each grandchild, valued from its own mover's side (a lost one is
+        // a winning reply), as far as one read tells.
         let mut replies = self.each_move(child, |_, grandchild| {
-            Ok((*grandchild, self.value_if_read(grandchild)?))
+            let value = if plies {
+                self.value_if_read(grandchild)?
+            } else {
+                None
+            };
+            let wdl = match value {
+                Some(v) => Some(Wdl::of(v)),
+                None if plies => None,
+                None => self.wdl_if_read(grandchild)?,
+            };
+            Ok((*grandchild, wdl, value))
         })?;
         let count = replies.len() as u16;
-        // The grandchildren are valued from their own mover's side: a lost
-        // one is a winning reply.
-        let wins = |v: &Option<Value>| matches!(v, Some(Value::Loss(_)));
-        if replies.iter().any(|(_, v)| wins(v)) {
-            let errors = replies.iter().filter(|(_, v)| !wins(v)).count();
+        let lost = |wdl: &Option<Wdl>| *wdl == Some(Wdl::Loss);
+        if replies.iter().any(|(_, wdl, _)| lost(wdl)) {
+            let errors = replies.iter().filter(|(_, wdl, _)| !lost(wdl)).count();
             return Ok((count, errors as u16));
         }
-        let mut wdl = Vec::with_capacity(replies.len());
-        for (grandchild, value) in &replies {
-            wdl.push(match value {
-                Some(v) => Wdl::of(*v),
-                None => self.wdl_not_lost(grandchild)?,
-            });
+        for (grandchild, wdl, _) in &mut replies {
+            if wdl.is_none() {
+                *wdl = Some(self.wdl_not_lost(grandchild)?);
+            }
         }
-        if wdl.contains(&Wdl::Draw) {
-            let errors = wdl.iter().filter(|&&w| w == Wdl::Win).count();
+        if replies.iter().any(|(_, wdl, _)| *wdl == Some(Wdl::Draw)) {
+            let errors = replies
+                .iter()
+                .filter(|(_, wdl, _)| *wdl == Some(Wdl::Win))
+                .count();
             return Ok((count, errors as u16));
+        }
+        if !plies {
+            return Ok((count, 0));
         }
         // Every grandchild is won: the longest win is the best defence.
-        let mut plies = Vec::with_capacity(replies.len());
-        for (grandchild, value) in &mut replies {
+        let mut wins = Vec::with_capacity(replies.len());
+        for (grandchild, _, value) in &replies {
             let won = match value {
                 Some(v) => *v,
                 None => self.value_not_lost(grandchild)?,
             };
-            plies.push(won.plies().unwrap_or(0));
+            wins.push(won.plies().unwrap_or(0));
         }
-        let longest = plies.iter().max().copied().unwrap_or(0);
-        let errors = plies.iter().filter(|&&p| p < longest).count();
+        let longest = wins.iter().max().copied().unwrap_or(0);
+        let errors = wins.iter().filter(|&&p| p < longest).count();
         Ok((count, errors as u16))
     }
 }

@@ -6,7 +6,7 @@
 
 pub(crate) mod answer;
 pub(crate) mod chances;
-pub(crate) mod mark_memo;
+pub(crate) mod losses;
 pub(crate) mod probe;
 pub(crate) mod stats;
 pub(crate) mod tablebase;

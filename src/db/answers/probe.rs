@@ -22,7 +22,7 @@ use super::answer::{
     Answer, FolderValues, Line, LineAnswer, LineEnd, MoveAnswer, Stored, best_first,
 };
 use super::chances::Ranking;
-use super::mark_memo::keeping_marks;
+use super::losses::keeping_marks;
 use super::tablebase::Tablebase;
 use crate::db::clock_value::ClockValue;
 use crate::db::error::ProbeError;

@@ -20,7 +20,7 @@ use crate::db::files::index_file::{StoredIndex, first_checksum_at, index_file_na
 use crate::db::files::mapped::read_ahead;
 use crate::db::files::packed::KeptBlocks;
 use crate::db::files::sector_file::{SectorFile, file_name};
-use crate::db::value::{LossMark, Value, Wdl};
+use crate::db::value::{Value, Wdl};
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::{Outcome, Position, PositionError, Variant};
 
@@ -554,107 +554,8 @@ impl Tablebase {
                 has_rule: true,
             });
         }
-        // `None`: not lost, in a losses file; its children tell the rest.
-        let found = match self.remembered_mark(pos) {
-            Some(LossMark::Lost(_)) => Ok(Some(Wdl::Loss)),
-            Some(LossMark::NotLost) => Ok(None),
-            None => self.with_located(pos, |located| match located {
-                Located::Over(Outcome::Drawn) => Ok(Some(Wdl::Draw)),
-                Located::Over(_) => Ok(Some(Wdl::Loss)),
-                Located::At(sector, file, index) if file.header.encoding.losses_only() => {
-                    match self.mark_at(sector, file, index, pos)? {
-                        LossMark::Lost(_) => Ok(Some(Wdl::Loss)),
-                        LossMark::NotLost => Ok(None),
-                    }
-                }
-                Located::At(sector, file, index) => file
-                    .wdl(index)
-                    .map(Some)
-                    .map_err(|source| self.damaged(sector, Some(pos), source)),
-            }),
-        }?;
+        let found = self.wdl_if_read(pos)?;
         found.map_or_else(|| self.wdl_not_lost(pos), Ok)
-    }
-
-    /// The loss mark at `index` of `sector`'s file, which holds `pos`.
-    fn mark_at(
-        &self,
-        sector: SectorKey,
-        file: &SectorFile,
-        index: u64,
-        pos: &Position,
-    ) -> Result<LossMark, ProbeError> {
-        let mark = file
-            .loss_mark(index, pos, self.variant)
-            .map_err(|source| self.damaged(sector, Some(pos), source))?;
-        if file.header.encoding.losses_only() {
-            self.remember_mark(pos, mark);
-        }
-        Ok(mark)
-    }
-
-    /// Whether `pos` (a position of play) is lost for its side to move, as
-    /// its file marks it.
-    fn loss_mark(&self, pos: &Position) -> Result<LossMark, ProbeError> {
-        if let Some(mark) = self.remembered_mark(pos) {
-            return Ok(mark);
-        }
-        self.with_located(pos, |located| match located {
-            Located::Over(Outcome::Drawn) => Ok(LossMark::NotLost),
-            Located::Over(_) => Ok(LossMark::Lost(Some(0))),
-            Located::At(sector, file, index) => self.mark_at(sector, file, index, pos),
-        })
-    }
-
-    /// Calls `f` with the loss mark of each child of `pos` until it returns
-    /// false.
-    fn each_child_mark(
-        &self,
-        pos: &Position,
-        mut f: impl FnMut(LossMark) -> bool,
-    ) -> Result<(), ProbeError> {
-        let (mut more, mut error) = (true, None);
-        self.variant.for_each_move(pos, |_, child| {
-            if more && error.is_none() {
-                match self.loss_mark(&child) {
-                    Ok(mark) => more = f(mark),
-                    Err(e) => error = Some(e),
-                }
-            }
-        });
-        error.map_or(Ok(()), Err)
-    }
-
-    /// The value of a position a losses file marks not lost: won in one ply
-    /// more than its child lost the fastest, drawn without a lost child.
-    pub(super) fn value_not_lost(&self, pos: &Position) -> Result<Value, ProbeError> {
-        let mut fastest: Option<u16> = None;
-        let mut unmarked = false;
-        self.each_child_mark(pos, |mark| {
-            match mark {
-                LossMark::Lost(Some(n)) => fastest = Some(fastest.map_or(n, |f| f.min(n))),
-                LossMark::Lost(None) => unmarked = true,
-                LossMark::NotLost => {}
-            }
-            fastest != Some(0) && !unmarked
-        })?;
-        if unmarked {
-            // A file of losses without plies among files with them.
-            return Err(ProbeError::WdlOnly {
-                dir: self.dir.clone(),
-            });
-        }
-        Ok(fastest.map_or(Value::Draw, |n| Value::Win(n + 1)))
-    }
-
-    /// [`Tablebase::value_not_lost`] without plies: won with a lost child.
-    pub(super) fn wdl_not_lost(&self, pos: &Position) -> Result<Wdl, ProbeError> {
-        let mut won = false;
-        self.each_child_mark(pos, |mark| {
-            won = matches!(mark, LossMark::Lost(_));
-            !won
-        })?;
-        Ok(if won { Wdl::Win } else { Wdl::Draw })
     }
 
     /// [`Tablebase::value`] of a position known to be one of play (a child
@@ -673,36 +574,6 @@ impl Tablebase {
         }
         let found = self.value_if_read(pos)?;
         found.map_or_else(|| self.value_not_lost(pos), Ok)
-    }
-
-    /// The value of a position of play where one read gives it; `None`
-    /// where a file of losses marks it not lost (its children tell the
-    /// rest: [`Tablebase::value_not_lost`]).
-    pub(super) fn value_if_read(&self, pos: &Position) -> Result<Option<Value>, ProbeError> {
-        match self.remembered_mark(pos) {
-            Some(LossMark::Lost(Some(n))) => Ok(Some(Value::Loss(n))),
-            Some(LossMark::Lost(None)) => Err(ProbeError::WdlOnly {
-                dir: self.dir.clone(),
-            }),
-            Some(LossMark::NotLost) => Ok(None),
-            None => self.with_located(pos, |located| match located {
-                Located::Over(Outcome::Drawn) => Ok(Some(Value::Draw)),
-                Located::Over(_) => Ok(Some(Value::Loss(0))),
-                Located::At(sector, file, index) if file.header.encoding.losses_only() => {
-                    match self.mark_at(sector, file, index, pos)? {
-                        LossMark::Lost(Some(n)) => Ok(Some(Value::Loss(n))),
-                        LossMark::Lost(None) => Err(ProbeError::WdlOnly {
-                            dir: self.dir.clone(),
-                        }),
-                        LossMark::NotLost => Ok(None),
-                    }
-                }
-                Located::At(sector, file, index) => file
-                    .value(index)
-                    .map(Some)
-                    .map_err(|source| self.damaged(sector, Some(pos), source)),
-            }),
-        }
     }
 
     /// Calls `f` with where a position's value is: a game over for the
