@@ -84,6 +84,11 @@ impl Tablebase {
                     marks.tablebase = me;
                 }
                 if marks.tablebase == me {
+                    // An answer with its moves reads thousands: room for
+                    // them at once, only where a file of losses is read.
+                    if marks.marks.capacity() == 0 {
+                        marks.marks.reserve(4096);
+                    }
                     marks.marks.insert(packed(pos), mark);
                 }
             }
