@@ -3,7 +3,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 use anyhow::{Result, bail};
@@ -301,20 +301,39 @@ struct BenchFolder {
 impl BenchFolder {
     fn new() -> Result<BenchFolder> {
         let dir = std::env::temp_dir().join(format!("morris-bench-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
+        // The handler first: a signal before the folder exists leaves none.
         let removed = dir.clone();
         ctrlc::set_handler(move || {
-            STOPPING.store(true, Ordering::SeqCst);
-            remove_while_written(&removed);
-            note(&format!(
-                "stopped: the bench's temporary folder {} is removed",
-                removed.display()
-            ));
-            // 128 + SIGINT, as a shell reports a stopped command.
+            let mut done = lock_removal();
+            if !*done {
+                let placeholder = remove_while_written(&removed);
+                note(&format!(
+                    "stopped: the bench's temporary folder {} is removed",
+                    removed.display()
+                ));
+                if placeholder {
+                    let _ = std::fs::remove_file(&removed);
+                }
+                *done = true;
+            }
+            // 128 + SIGINT, as a shell reports a stopped command. The lock
+            // is held to the end: a bench failing because its folder went
+            // away waits in `drop` instead of exiting first.
             std::process::exit(130);
         })?;
+        std::fs::create_dir_all(&dir)?;
         Ok(BenchFolder { dir })
     }
+}
+
+/// Whether the bench's folder is removed: taken for the whole removal by
+/// the handler of Ctrl-C or SIGTERM or by `drop`, so that never both.
+static FOLDER_REMOVED: Mutex<bool> = Mutex::new(false);
+
+fn lock_removal() -> MutexGuard<'static, bool> {
+    FOLDER_REMOVED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Removes `dir` while the bench may still be writing into it, or about to
@@ -322,26 +341,26 @@ impl BenchFolder {
 /// renamed away and a file put in its place, so that neither new files in it
 /// nor the folder itself can be made again; the renamed folder is removed
 /// (retried: a thread may add a file between its listing and its last
-/// `rmdir`), and the placeholder last, just before the process exits.
-fn remove_while_written(dir: &Path) {
+/// `rmdir`). Returns whether the placeholder is there: the caller removes
+/// it last, just before the process exits.
+fn remove_while_written(dir: &Path) -> bool {
     let doomed = dir.with_extension("removing");
     let _ = std::fs::rename(dir, &doomed);
     let mut placeholder = false;
     for _ in 0..10 {
         match std::fs::File::create_new(dir) {
-            Ok(_) => placeholder = true,
-            // Made again between the rename and now: remove it as well.
+            Ok(_) => {
+                placeholder = true;
+                break;
+            }
+            // Made again between the rename and now: removed, then the
+            // placeholder tried again.
             Err(_) if dir.is_dir() => remove_retrying(dir),
-            Err(_) => {}
-        }
-        if !dir.is_dir() {
-            break;
+            Err(_) => break,
         }
     }
     remove_retrying(&doomed);
-    if placeholder {
-        let _ = std::fs::remove_file(dir);
-    }
+    placeholder
 }
 
 fn remove_retrying(dir: &Path) {
@@ -353,18 +372,13 @@ fn remove_retrying(dir: &Path) {
     }
 }
 
-/// Set when Ctrl-C or SIGTERM stops the bench: its handler then owns the
-/// folder's removal and the exit status.
-static STOPPING: AtomicBool = AtomicBool::new(false);
-
 impl Drop for BenchFolder {
     fn drop(&mut self) {
-        // A bench failing because its folder is going away must not exit
-        // before the handler has removed it and exited with 130.
-        while STOPPING.load(Ordering::SeqCst) {
-            std::thread::sleep(std::time::Duration::from_millis(100));
+        let mut done = lock_removal();
+        if !*done {
+            let _ = std::fs::remove_dir_all(&self.dir);
+            *done = true;
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -362,7 +362,13 @@ fn benches_refuse_runaways_clean_up_and_speak_at_once() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(!folder.exists(), "the bench left {}", folder.display());
+    // Nothing left: neither the folder nor the renamed one it is removed as.
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "the bench left {left:?} ({})",
+        folder.display()
+    );
 
     let (_dir, db) = small_folder();
     let mut child = morris()

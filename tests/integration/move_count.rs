@@ -607,3 +607,45 @@ fn a_folder_under_the_rule_packs_losslessly() {
         }
     }
 }
+
+/// A folder under the rule paired with the default packing of the folder
+/// without it (which reads loss marks, kept for the answer, from inside
+/// the rule folder's answers) answers as when paired with the raw one:
+/// values, categories, moves and their chances.
+#[test]
+fn a_folder_under_the_rule_answers_alike_beside_a_packed_folder_without_it() {
+    let variant = v("six");
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, packed) = (dir.path().join("plain"), dir.path().join("packed"));
+    solve_into(&plain, variant, Selection::All);
+    crate::pack::pack_folder(&plain, &packed);
+    let ruled_dir = dir.path().join("ruled");
+    let open_ruled = || solved_under_rule(&ruled_dir, variant, 20, Selection::All);
+    let beside_raw = open_ruled()
+        .with_folder_without_rule(Tablebase::open(&plain, variant).unwrap())
+        .unwrap();
+    let beside_packed = open_ruled()
+        .with_folder_without_rule(Tablebase::open_folder(&packed).unwrap())
+        .unwrap();
+    let index = SectorIndex::of(variant.board, 4, 4);
+    let mut categories = std::collections::HashSet::new();
+    for i in (0..index.size()).step_by(7) {
+        let pos = index.position(i, 0, 0);
+        for counter in [0, 11] {
+            let answer = beside_raw.answer(&pos, counter).unwrap();
+            categories.insert(answer.value.stored.category());
+            assert_eq!(
+                beside_packed.answer(&pos, counter).unwrap(),
+                answer,
+                "{} at {counter}",
+                pos.notation(variant.board)
+            );
+        }
+    }
+    // Cursed wins and blessed losses among them: the folder without the
+    // rule was read.
+    assert!(
+        categories.contains(&Category::CursedWin) && categories.contains(&Category::BlessedLoss),
+        "{categories:?}"
+    );
+}

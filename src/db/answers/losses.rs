@@ -17,42 +17,62 @@ use crate::db::value::{LossMark, Value, Wdl};
 use crate::index::SectorKey;
 use crate::rules::{Outcome, Position};
 
-/// The marks of one tablebase's positions (the tablebase by its address:
-/// a folder under the move-count rule answers through the one without it),
-/// each position packed into one number.
+/// The marks of one tablebase's positions (a folder under the move-count
+/// rule answers through the one without it, which reads the marks), each
+/// position packed into one number; kept between answers, emptied, so that
+/// the table is not allocated again for each.
+#[derive(Default)]
 struct Marks {
-    tablebase: usize,
+    /// Within a [`keeping_marks`] call.
+    active: bool,
+    /// [`Tablebase::id`] of the tablebase whose marks these are (0: none yet).
+    tablebase: u64,
     marks: HashMap<u128, LossMark, BuildHasherDefault<PackedKeyHasher>>,
 }
 
 thread_local! {
-    static MARKS: RefCell<Option<Marks>> = const { RefCell::new(None) };
+    static MARKS: RefCell<Marks> = RefCell::default();
 }
 
 /// Runs `f`, keeping the marks read from files of losses on this thread
-/// until it returns; a call within another shares the outer one's.
+/// until it returns; a call within another shares the outer one's. (A line
+/// of play keeps them along the whole line: a few megabytes at most.)
 pub(crate) fn keeping_marks<R>(f: impl FnOnce() -> R) -> R {
-    let outermost = MARKS.with(|marks| marks.borrow().is_none());
+    let outermost = MARKS.with(|marks| {
+        let mut marks = marks.borrow_mut();
+        let outermost = !marks.active;
+        if outermost {
+            marks.active = true;
+            marks.tablebase = 0;
+        }
+        outermost
+    });
     /// Forgets the marks when the outermost call ends, by a panic too.
     struct Forget(bool);
     impl Drop for Forget {
         fn drop(&mut self) {
             if self.0 {
-                MARKS.with(|marks| *marks.borrow_mut() = None);
+                MARKS.with(|marks| {
+                    let mut marks = marks.borrow_mut();
+                    marks.active = false;
+                    marks.marks.clear();
+                    // What a long line grew is not kept.
+                    if marks.marks.capacity() > KEPT_ROOM {
+                        marks.marks.shrink_to(ROOM);
+                    }
+                });
             }
         }
     }
     let _forget = Forget(outermost);
-    if outermost {
-        MARKS.with(|marks| {
-            *marks.borrow_mut() = Some(Marks {
-                tablebase: 0,
-                marks: HashMap::default(),
-            })
-        });
-    }
     f()
 }
+
+/// The marks room is made for at the first: an answer with its moves reads
+/// thousands.
+const ROOM: usize = 4096;
+/// The most room kept between answers (about 2 MB).
+const KEPT_ROOM: usize = 1 << 16;
 
 /// A position as one number: both sides' men, hands and the side to move.
 fn packed(pos: &Position) -> u128 {
@@ -66,10 +86,11 @@ fn packed(pos: &Position) -> u128 {
 impl Tablebase {
     /// The mark of `pos` read before in this answer, if any.
     pub(super) fn remembered_mark(&self, pos: &Position) -> Option<LossMark> {
-        let me = self as *const Tablebase as usize;
         MARKS.with(|marks| {
             let marks = marks.borrow();
-            let marks = marks.as_ref().filter(|m| m.tablebase == me)?;
+            if !marks.active || marks.tablebase != self.id {
+                return None;
+            }
             marks.marks.get(&packed(pos)).copied()
         })
     }
@@ -77,20 +98,19 @@ impl Tablebase {
     /// Keeps the mark of `pos`, read from a file of losses, while an
     /// answer is built (by the first tablebase that reads one).
     pub(super) fn remember_mark(&self, pos: &Position, mark: LossMark) {
-        let me = self as *const Tablebase as usize;
         MARKS.with(|marks| {
-            if let Some(marks) = marks.borrow_mut().as_mut() {
-                if marks.tablebase == 0 {
-                    marks.tablebase = me;
+            let mut marks = marks.borrow_mut();
+            if !marks.active {
+                return;
+            }
+            if marks.tablebase == 0 {
+                marks.tablebase = self.id;
+            }
+            if marks.tablebase == self.id {
+                if marks.marks.capacity() == 0 {
+                    marks.marks.reserve(ROOM);
                 }
-                if marks.tablebase == me {
-                    // An answer with its moves reads thousands: room for
-                    // them at once, only where a file of losses is read.
-                    if marks.marks.capacity() == 0 {
-                        marks.marks.reserve(4096);
-                    }
-                    marks.marks.insert(packed(pos), mark);
-                }
+                marks.marks.insert(packed(pos), mark);
             }
         });
     }
@@ -233,25 +253,33 @@ impl Tablebase {
     }
 }
 
-/// A hasher for the packed positions: one multiply (the default hasher,
-/// built against hostile keys, cost more than the reads it saved).
+/// A hasher for the packed positions: one multiply, its 128-bit product's
+/// halves folded together so that every key bit reaches both the bucket
+/// (low bits) and the tag hashbrown keeps (top bits). The default hasher,
+/// built against hostile keys, cost more than the reads it saved.
 #[derive(Default)]
 struct PackedKeyHasher(u64);
+
+/// An odd constant with its bits well spread (2^64 over the golden ratio).
+const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
 impl Hasher for PackedKeyHasher {
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            self.0 = fold_multiply(self.0.rotate_left(8) ^ u64::from(b));
         }
     }
 
     fn write_u128(&mut self, key: u128) {
-        let folded = key as u64 ^ ((key >> 64) as u64).rotate_left(29);
-        self.0 = folded.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = fold_multiply(key as u64 ^ ((key >> 64) as u64).rotate_left(29));
     }
 
     fn finish(&self) -> u64 {
-        // The high bits are the mixed ones; the table takes the low.
-        self.0.rotate_left(26)
+        self.0
     }
+}
+
+fn fold_multiply(x: u64) -> u64 {
+    let product = u128::from(x) * u128::from(SPREAD);
+    product as u64 ^ (product >> 64) as u64
 }

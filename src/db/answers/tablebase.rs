@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use super::thread_sectors::{THREAD_SECTORS, ThreadSectors, thread_slot};
@@ -57,6 +58,16 @@ pub struct Tablebase {
     pub(super) ultra: OnceLock<super::ultra_keys::Ultra>,
     /// The variant's sectors, built at the first missing one.
     sector_graph: OnceLock<SectorGraph>,
+    /// This tablebase among those of the process (`losses.rs` keeps marks
+    /// for one at a time).
+    pub(super) id: u64,
+}
+
+/// The ids of tablebases (0 is none).
+static TABLEBASES: AtomicU64 = AtomicU64::new(1);
+
+fn next_tablebase_id() -> u64 {
+    TABLEBASES.fetch_add(1, Ordering::Relaxed)
 }
 
 /// What a [`Tablebase`] calls with a damaged stored index it works around.
@@ -145,6 +156,7 @@ impl Tablebase {
                 .collect(),
             ultra: OnceLock::new(),
             sector_graph: OnceLock::new(),
+            id: next_tablebase_id(),
         })
     }
 
