@@ -14,6 +14,7 @@ use super::answer::{FolderValues, MoveAnswer, Stored};
 use super::losses::keeping_marks;
 use super::tablebase::Tablebase;
 use crate::db::error::ProbeError;
+use crate::db::clock_value::ClockValue;
 use crate::db::value::Wdl;
 use crate::rules::Position;
 
@@ -92,16 +93,28 @@ impl Tablebase {
         if variant.static_outcome(child).is_some() || variant.n_move.is_some_and(|n| counter >= n) {
             return Ok((0, 0));
         }
-        if !matches!(self.values(), FolderValues::MoveCountRule { .. }) {
+        let FolderValues::MoveCountRule { n } = self.values() else {
             return self.replies_and_errors_reading_less(child);
-        }
+        };
+        // Under the rule an error is told by win, draw or loss at the
+        // counter alone (`is_error`: no plies to the end), so the value
+        // without the rule, a read of the folder beside, is not asked for.
         let values = self.each_move(child, |reply, grandchild| {
-            Ok(self.move_value(reply, grandchild, counter)?.1)
+            let mill = variant.board.closes_mill(grandchild.them(), reply.to);
+            let fresh = ClockValue::of_move(self.clock_value_of_checked(grandchild)?, mill, n);
+            let plain = None;
+            Ok(Stored::Clock {
+                fresh,
+                counter,
+                n,
+                plain,
+            }
+            .wdl())
         })?;
-        let Some(&best) = values.iter().max_by_key(|v| v.order_key()) else {
+        let Some(&best) = values.iter().max() else {
             return Ok((0, 0));
         };
-        let errors = values.iter().filter(|&&v| is_error(best, v)).count();
+        let errors = values.iter().filter(|&&w| w < best).count();
         Ok((values.len() as u16, errors as u16))
     }
 }
