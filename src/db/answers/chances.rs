@@ -13,8 +13,8 @@ use std::cmp::Ordering;
 use super::answer::{FolderValues, MoveAnswer, Stored};
 use super::losses::keeping_marks;
 use super::tablebase::Tablebase;
-use crate::db::error::ProbeError;
 use crate::db::clock_value::ClockValue;
+use crate::db::error::ProbeError;
 use crate::db::value::Wdl;
 use crate::rules::Position;
 
