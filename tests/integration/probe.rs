@@ -1,5 +1,5 @@
 use morris::db::LineEnd;
-use morris::db::{ProbeError, Stored, Tablebase, Value};
+use morris::db::{ProbeError, Ranking, Stored, Tablebase, Value};
 use morris::index::SectorIndex;
 use morris::solve::{Selection, SolveOptions, solve};
 use morris::{Outcome, Position, Variant};
@@ -84,6 +84,8 @@ fn probe_answers_equal_the_naive_solver_stepping(step: usize) {
         if checked % 4 == 0 {
             let line = |t: &Tablebase| t.line(&pos, 0, 1000).unwrap();
             assert_eq!(line(&packed), line(&tb), "{notation}");
+            let first_best = line_by_first_best_moves(&tb, &pos, 1000);
+            assert_eq!(line(&packed).moves, first_best, "{notation}");
             check_win_draw_loss_chances(&loss_bits, &tb, &pos);
         }
         let answer_value = answer.value.stored.distance().unwrap();
@@ -127,6 +129,23 @@ fn probe_answers_equal_the_naive_solver_stepping(step: usize) {
         checked >= oracle.states.len() / step && with_errors > 5000 / step,
         "{checked} positions checked, {with_errors} moves with errors"
     );
+}
+
+/// The line that taking the first of each position's moves best first
+/// (by value alone, generator order among equals) plays, to the end of the
+/// game, a repeated position or `limit` moves: what `line` must play,
+/// reading less.
+fn line_by_first_best_moves(tb: &Tablebase, pos: &Position, limit: usize) -> Vec<morris::Move> {
+    let (mut pos, mut seen, mut moves) = (*pos, std::collections::HashSet::new(), Vec::new());
+    while six().outcome(&pos).is_none() && seen.insert(pos) && moves.len() < limit {
+        let best = tb
+            .ranked_moves(&pos, 0, Ranking::Best)
+            .unwrap()
+            .swap_remove(0);
+        moves.push(best.play);
+        pos = best.position;
+    }
+    moves
 }
 
 /// Each move's replies and errors from a win/draw/loss-only folder (the

@@ -26,7 +26,7 @@ use super::losses::keeping_marks;
 use super::tablebase::Tablebase;
 use crate::db::clock_value::ClockValue;
 use crate::db::error::ProbeError;
-use crate::db::value::Wdl;
+use crate::db::value::{Value, Wdl};
 use crate::rules::{Move, Position};
 
 /// Why a win/draw/loss-only folder gives no line of play.
@@ -127,8 +127,7 @@ impl Tablebase {
             answer.line_null_because = Some(NO_LINE);
             return Ok(());
         }
-        let line =
-            keeping_marks(|| self.line(&answer.position, answer.counter.unwrap_or(0), limit))?;
+        let line = self.line(&answer.position, answer.counter.unwrap_or(0), limit)?;
         answer.line = Some(LineAnswer::new(self.variant().board, line));
         Ok(())
     }
@@ -145,6 +144,11 @@ impl Tablebase {
                 dir: self.dir().to_path_buf(),
             });
         }
+        keeping_marks(|| self.line_kept(pos, counter, limit))
+    }
+
+    /// [`Tablebase::line`], its marks kept along the line.
+    fn line_kept(&self, pos: &Position, counter: u8, limit: usize) -> Result<Line, ProbeError> {
         self.stored_value(pos, counter)?;
         let rule = self.variant().n_move;
         let (mut pos, mut counter) = (*pos, counter);
@@ -165,13 +169,65 @@ impl Tablebase {
             if moves.len() >= limit {
                 break LineEnd::Limit;
             }
-            let choices = self.moves_best_first(&pos, counter)?;
-            let best = &choices[0];
-            moves.push(best.play);
-            pos = best.position;
-            counter = if best.mill { 0 } else { counter + 1 };
+            let (play, child) = self.line_move(&pos, counter)?;
+            moves.push(play);
+            let mill = self.variant().board.closes_mill(child.them(), play.to);
+            pos = child;
+            counter = if mill { 0 } else { counter + 1 };
         };
         Ok(Line { moves, end })
+    }
+
+    /// The move a line plays from `pos` (a position with moves): the one
+    /// [`Tablebase::moves_best_first`] puts first, the first best in the
+    /// generator's order. In a folder of distances it is found reading
+    /// only what tells it: a lost child where there is one (the fastest
+    /// win), else the first drawn child (a child's children read until the
+    /// first lost one tell it won), else every child's plies (the longest
+    /// loss).
+    fn line_move(&self, pos: &Position, counter: u8) -> Result<(Move, Position), ProbeError> {
+        if self.values() != FolderValues::Distances {
+            let best = self.moves_best_first(pos, counter)?.swap_remove(0);
+            return Ok((best.play, best.position));
+        }
+        let children = self.each_move(pos, |play, child| {
+            Ok((play, *child, self.value_if_read(child)?))
+        })?;
+        let lost_in = |value: &Option<Value>| match value {
+            Some(Value::Loss(n)) => Some(*n),
+            _ => None,
+        };
+        // (`min_by_key` keeps the first of equals.)
+        let fastest = children
+            .iter()
+            .filter(|(.., v)| lost_in(v).is_some())
+            .min_by_key(|(.., v)| lost_in(v));
+        if let Some((play, child, _)) = fastest {
+            return Ok((*play, *child));
+        }
+        for (play, child, value) in &children {
+            let drawn = match value {
+                Some(v) => *v == Value::Draw,
+                None => self.wdl_not_lost(child)? == Wdl::Draw,
+            };
+            if drawn {
+                return Ok((*play, *child));
+            }
+        }
+        // Every child is won: the longest win for the other side is best.
+        let mut longest: Option<(u16, Move, Position)> = None;
+        for (play, child, value) in &children {
+            let won = match value {
+                Some(v) => *v,
+                None => self.value_not_lost(child)?,
+            };
+            let plies = won.plies().unwrap_or(0);
+            if longest.is_none_or(|(l, ..)| plies > l) {
+                longest = Some((plies, *play, *child));
+            }
+        }
+        let (_, play, child) = longest.expect("a position with moves");
+        Ok((play, child))
     }
 
     /// A counter the folder's rule allows (any counter without a rule: it
