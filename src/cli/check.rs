@@ -88,6 +88,17 @@ impl Unreadable {
     }
 }
 
+/// Positions a second, in millions where there are that many (a sample
+/// of a few thousand checks in a second would read "0.00 M/s").
+fn rate(positions: u64, seconds: f64) -> String {
+    let per_second = positions as f64 / seconds.max(1e-9);
+    if per_second >= 1e5 {
+        format!("{:.2} M positions/s", per_second / 1e6)
+    } else {
+        format!("{per_second:.0} positions/s")
+    }
+}
+
 /// A sector's line of `verify`, with its mismatches below.
 fn write_checked(
     out: &mut dyn Write,
@@ -99,13 +110,13 @@ fn write_checked(
 ) -> Result<()> {
     writeln!(
         out,
-        "{sector}: {} ({} positions{sampled} in {seconds:.2} s, {:.2} M/s)",
+        "{sector}: {} ({} positions{sampled} in {seconds:.2} s, {})",
         match checked.total_mismatches {
             0 => "ok".to_string(),
             n => format!("{n} MISMATCHES"),
         },
         checked.positions,
-        checked.positions as f64 / seconds.max(1e-9) / 1e6,
+        rate(checked.positions, seconds),
     )?;
     for m in &checked.mismatches {
         writeln!(
@@ -389,9 +400,9 @@ pub fn verify(
     let seconds = started.elapsed().as_secs_f64();
     writeln!(
         out,
-        "checked {positions} positions of {} sectors in {seconds:.1} s ({:.2} M positions/s){}: {}",
+        "checked {positions} positions of {} sectors in {seconds:.1} s ({}){}: {}",
         sectors.len() - skipped - unreadable.sectors.len(),
-        positions as f64 / seconds.max(1e-9) / 1e6,
+        rate(positions, seconds),
         match skipped {
             0 => String::new(),
             n => format!(", {n} sectors checked before"),
