@@ -533,5 +533,39 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
         out.flush()?;
     }
     assert!(answers.windows(2).all(|w| w[0] == w[1]), "probes agree");
+    write_answer_times(out, tablebase, &samples)
+}
+
+/// How many answers with their moves `bench --probe` times at most.
+const ANSWERS_TIMED: usize = 2000;
+
+/// The time of one answer with every move, its value and its replies and
+/// errors (what `probe` prints for a position, the page shows), one thread,
+/// files warm: over the first of `samples`, for [`SECONDS_PER_PASS`] at most.
+fn write_answer_times(
+    out: &mut dyn Write,
+    tablebase: &Tablebase,
+    samples: &[Position],
+) -> Result<()> {
+    let mut times = Vec::new();
+    let started = Instant::now();
+    for p in samples.iter().take(ANSWERS_TIMED) {
+        let one = Instant::now();
+        tablebase.answer(p, 0)?;
+        times.push(one.elapsed().as_secs_f64() * 1e3);
+        if started.elapsed().as_secs_f64() > SECONDS_PER_PASS {
+            break;
+        }
+    }
+    let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times.get((q * times.len() as f64) as usize).copied().unwrap_or(0.0);
+    writeln!(
+        out,
+        "  answer with every move, its replies and errors (probe): {mean:.3} ms a position on one thread (median {:.3}, 99% under {:.3}; {} positions)",
+        at(0.5),
+        at(0.99),
+        times.len()
+    )?;
     Ok(())
 }

@@ -389,7 +389,9 @@ fn benches_refuse_runaways_clean_up_and_speak_at_once() {
     assert!(
         out.contains("positions per pass")
             && out.contains("probes/s")
-            && out.contains("bits per position"),
+            && out.contains("bits per position")
+            && out.contains("answer with every move")
+            && out.contains("ms a position on one thread"),
         "{out}"
     );
 }
