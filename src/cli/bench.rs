@@ -559,7 +559,12 @@ fn write_answer_times(
     }
     let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
     times.sort_by(f64::total_cmp);
-    let at = |q: f64| times.get((q * times.len() as f64) as usize).copied().unwrap_or(0.0);
+    let at = |q: f64| {
+        times
+            .get((q * times.len() as f64) as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
     writeln!(
         out,
         "  answer with every move, its replies and errors (probe): {mean:.3} ms a position on one thread (median {:.3}, 99% under {:.3}; {} positions)",

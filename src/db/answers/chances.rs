@@ -168,17 +168,24 @@ impl Tablebase {
         if !plies {
             return Ok((count, 0));
         }
-        // Every grandchild is won: the longest win is the best defence.
+        // Every grandchild is won: the longest win is the best defence. A
+        // win found faster than the longest so far is an error whatever
+        // follows (the longest only grows), so its search stops there.
+        let mut longest = 0;
         let mut wins = Vec::with_capacity(replies.len());
         for (grandchild, _, value) in &replies {
             let won = match value {
-                Some(v) => *v,
-                None => self.value_not_lost(grandchild)?,
+                Some(v) => Some(*v),
+                None => self.value_not_lost_unless_won_within(grandchild, longest)?,
             };
-            wins.push(won.plies().unwrap_or(0));
+            let plies = won.map(|v| v.plies().unwrap_or(0));
+            longest = longest.max(plies.unwrap_or(0));
+            wins.push(plies);
         }
-        let longest = wins.iter().max().copied().unwrap_or(0);
-        let errors = wins.iter().filter(|&&p| p < longest).count();
+        let errors = wins
+            .iter()
+            .filter(|p| p.is_none_or(|p| p < longest))
+            .count();
         Ok((count, errors as u16))
     }
 }

@@ -223,15 +223,29 @@ impl Tablebase {
     /// The value of a position a losses file marks not lost: won in one ply
     /// more than its child lost the fastest, drawn without a lost child.
     pub(super) fn value_not_lost(&self, pos: &Position) -> Result<Value, ProbeError> {
+        // No win is faster than 0 plies: the search never stops short.
+        Ok(self
+            .value_not_lost_unless_won_within(pos, 0)?
+            .unwrap_or(Value::Draw))
+    }
+
+    /// [`Tablebase::value_not_lost`], the search stopped at the first child
+    /// that makes the position won in fewer than `plies` plies: `None` then.
+    pub(super) fn value_not_lost_unless_won_within(
+        &self,
+        pos: &Position,
+        plies: u16,
+    ) -> Result<Option<Value>, ProbeError> {
         let mut fastest: Option<u16> = None;
         let mut unmarked = false;
+        let within = |fastest: Option<u16>| fastest.is_some_and(|n| n + 1 < plies);
         self.each_child_mark(pos, |mark| {
             match mark {
                 LossMark::Lost(Some(n)) => fastest = Some(fastest.map_or(n, |f| f.min(n))),
                 LossMark::Lost(None) => unmarked = true,
                 LossMark::NotLost => {}
             }
-            fastest != Some(0) && !unmarked
+            fastest != Some(0) && !unmarked && !within(fastest)
         })?;
         if unmarked {
             // A file of losses without plies among files with them.
@@ -239,7 +253,10 @@ impl Tablebase {
                 dir: self.dir().to_path_buf(),
             });
         }
-        Ok(fastest.map_or(Value::Draw, |n| Value::Win(n + 1)))
+        if within(fastest) {
+            return Ok(None);
+        }
+        Ok(Some(fastest.map_or(Value::Draw, |n| Value::Win(n + 1))))
     }
 
     /// [`Tablebase::value_not_lost`] without plies: won with a lost child.
