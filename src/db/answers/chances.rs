@@ -102,12 +102,11 @@ impl Tablebase {
         let values = self.each_move(child, |reply, grandchild| {
             let mill = variant.board.closes_mill(grandchild.them(), reply.to);
             let fresh = ClockValue::of_move(self.clock_value_of_checked(grandchild)?, mill, n);
-            let plain = None;
             Ok(Stored::Clock {
                 fresh,
                 counter,
                 n,
-                plain,
+                plain: None,
             }
             .wdl())
         })?;
@@ -129,7 +128,8 @@ impl Tablebase {
     /// - else a reply draws: the errors are the replies that lose, and a
     ///   position's children tell that it is won at the first lost one;
     /// - else every reply loses: the errors lose sooner than the longest
-    ///   loss, so each position's plies are found (none without plies).
+    ///   loss, so each position's plies are found, or only as many as tell
+    ///   it loses sooner than the longest so far (no errors without plies).
     fn replies_and_errors_reading_less(&self, child: &Position) -> Result<(u16, u16), ProbeError> {
         let plies = self.values() == FolderValues::Distances;
         // Each grandchild, valued from its own mover's side (a lost one is
