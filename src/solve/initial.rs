@@ -187,10 +187,16 @@ pub(super) fn initial_movement_cell(
     children.cell(unit, pos)
 }
 
-/// The cell of a position before the levels run.
+/// The cell of a position before the levels run. `mirror` is the part
+/// holding the children of quiet slides (the sector with the sides
+/// swapped), when it is in the unit: those children keep the other side's
+/// men, so when no symmetry fixes them, different slides give different
+/// children, counted without their indices (as [`movement_moves`] does).
+/// Every other child inside the unit is indexed, and duplicates dropped.
 pub(super) fn initial_cell(
     unit: &Unit,
     pos: &Position,
+    mirror: Option<usize>,
     inside: &mut Vec<(usize, u64)>,
     pending: &mut Vec<(usize, u64)>,
 ) -> Result<u16, SolveError> {
@@ -205,11 +211,17 @@ pub(super) fn initial_cell(
     let mut any_move = false;
     let mut error = None;
     let (mut last, mut last_exit) = (LastClass::default(), LastClass::default());
+    let uncounted_mirror = mirror.filter(|&k| !parts[k].index.us_is_symmetric(pos.them()));
+    let mut distinct_slides = 0u16;
     variant.for_each_move(pos, |_, child| {
         any_move = true;
         let sector = SectorKey::of(&child);
         if let Some(k) = unit.part_of(sector) {
-            inside.push((k, last.index(k, &parts[k].index, child.us(), child.them())));
+            if Some(k) == uncounted_mirror {
+                distinct_slides += 1;
+            } else {
+                inside.push((k, last.index(k, &parts[k].index, child.us(), child.them())));
+            }
             return;
         }
         match exits.locate(&child, &mut last_exit) {
@@ -229,7 +241,7 @@ pub(super) fn initial_cell(
     inside.dedup();
     let children = Children {
         any_move,
-        inside: inside.len() as u16,
+        inside: distinct_slides + inside.len() as u16,
         outside,
     };
     children.cell(unit, pos)
@@ -301,6 +313,13 @@ impl Unit<'_> {
         let unresolved = AtomicU64::new(0);
         for part in &self.parts {
             let shortcuts = MovementShortcuts::new(part.sector, &|s| self.part_of(s), &self.exits);
+            let s = part.sector;
+            let mirror = self.part_of(SectorKey::new(
+                s.them_board,
+                s.them_hand,
+                s.us_board,
+                s.us_hand,
+            ));
             part.chunks().try_for_each_init(
                 Default::default,
                 |(inside, pending, scratch), chunk| {
@@ -313,13 +332,12 @@ impl Unit<'_> {
                         if result.is_err() {
                             return;
                         }
-                        let s = part.sector;
                         let pos = Position::from_sides(us, s.us_hand, them, s.them_hand);
                         let cell = match &shortcuts {
                             Some(shortcuts) => {
                                 initial_movement_cell(self, &pos, shortcuts, scratch)
                             }
-                            None => initial_cell(self, &pos, inside, pending),
+                            None => initial_cell(self, &pos, mirror, inside, pending),
                         };
                         match cell {
                             Ok(cell) => {
