@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The Snakemake workflow (workflow/Snakefile) on the real engine, with
 # --cores 2: six whole, Lasker's sectors up to 2+2-2+2 (placement units with
-# moves inside), and six packed as it goes, each folder byte for byte what
-# `morris solve` writes; then a job killed in the middle of its unit and the
-# workflow run again, which must give the same files. CI runs it.
+# moves inside), Morabaraba's up to 2+2-2+2 and six packed as they go, each
+# folder byte for byte what `morris solve` writes; then a job killed in the
+# middle of its unit and the workflow run again, which must give the same
+# files. CI runs it.
 #
 #   scripts/workflow-test.sh            (snakemake on the PATH, or SNAKEMAKE=...)
 set -euo pipefail
@@ -35,6 +36,14 @@ same "$work/six" "$work/six-solve"
 flow --config db="$work/lasker" variant=lasker sectors=2+2-2+2
 morris --variant lasker solve --sectors 2+2-2+2 --db "$work/lasker-solve" --quiet
 same "$work/lasker" "$work/lasker-solve"
+
+# Morabaraba's sectors up to 2+2-2+2 (placement units and the flying 3-3 with
+# its diagonal mills), packed as they go, as the whole game is run.
+flow --config db="$work/mora-raw" variant=morabaraba sectors=2+2-2+2 pack="$work/mora"
+morris --variant morabaraba solve --sectors 2+2-2+2 --db "$work/mora-raw-solve" \
+    --pack "$work/mora-solve" --quiet
+same "$work/mora" "$work/mora-solve"
+same "$work/mora-raw" "$work/mora-raw-solve"
 
 flow --config db="$work/six-raw" variant=six pack="$work/six-packed"
 morris --variant six solve --all --db "$work/six-raw-solve" --pack "$work/six-packed-solve" --quiet
