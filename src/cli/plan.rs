@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Result;
 
 use morris::db::estimated_time;
-use morris::solve::{Plan, PlanRate, plan};
+use morris::solve::{MOVES_WHILE_HOLDING_SLOWDOWN, Plan, PlanRate, plan};
 use morris::{Selection, Variant};
 
 pub fn write_plan(
@@ -50,9 +50,19 @@ fn write_table(out: &mut dyn Write, plan: &Plan) -> Result<()> {
         )?;
     }
     let total_seconds: f64 = plan.units.iter().map(|u| u.seconds).sum();
+    let slower = match plan
+        .units
+        .iter()
+        .any(|u| u.seconds * plan.rate > u.positions as f64 * 1.01)
+    {
+        true => format!(
+            ", {MOVES_WHILE_HOLDING_SLOWDOWN} times as long for a unit where a side holding men may move"
+        ),
+        false => String::new(),
+    };
     writeln!(
         out,
-        "{} units, {} positions, {:.1} GB of raw files; at {:.2} M positions/s ({}): {} on one machine",
+        "{} units, {} positions, {:.1} GB of raw files; at {:.2} M positions/s ({}){slower}: {} on one machine",
         plan.units.len(),
         plan.positions,
         plan.raw_bytes as f64 / 1e9,

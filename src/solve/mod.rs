@@ -21,8 +21,9 @@ mod wake;
 pub use cells::SolvedSector;
 pub use error::SolveError;
 pub use plan::{
-    CriticalPath, PACK_BASE_BYTES, PACK_BYTES_PER_POSITION, PACKED_FRACTION, PLAN_VERSION, Plan,
-    PlanRate, PlannedUnit, SOLVE_BASE_BYTES, SOLVE_BYTES_PER_POSITION, plan,
+    CriticalPath, MOVES_WHILE_HOLDING_SLOWDOWN, PACK_BASE_BYTES, PACK_BYTES_PER_POSITION,
+    PACKED_FRACTION, PLAN_VERSION, Plan, PlanRate, PlannedUnit, SOLVE_BASE_BYTES,
+    SOLVE_BYTES_PER_POSITION, plan,
 };
 pub use retrograde::{UnitEvent, solve_unit};
 pub use run::{Selection, SolveEvent, SolveOptions, SolveSummary, solve};

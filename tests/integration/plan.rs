@@ -130,6 +130,51 @@ fn a_plan_orders_every_sector_and_finds_the_longest_chain() {
 /// `solve --unit` solves one unit once what it reads is there, and refuses
 /// at once, naming what is missing, before; a rerun of a finished unit
 /// changes nothing; the files are those of a whole solve.
+/// A unit where a side holding men may move (Lasker's) is planned
+/// `MOVES_WHILE_HOLDING_SLOWDOWN` times as long as its positions at the
+/// plan's rate, as measured; a movement unit, and every unit of a game
+/// where men in hand must be placed, at the rate.
+#[test]
+fn units_where_men_in_hand_may_move_are_planned_slower() {
+    let seconds_per_position = |rules: &[&str], sectors: &str| -> HashMap<String, f64> {
+        let plan = plan(rules, &["--sectors", sectors]);
+        let rate = plan["rate"].as_f64().unwrap();
+        plan["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| {
+                let (seconds, positions) = (
+                    u["seconds"].as_f64().unwrap(),
+                    u["positions"].as_f64().unwrap(),
+                );
+                (
+                    u["id"].as_str().unwrap().to_string(),
+                    seconds * rate / positions,
+                )
+            })
+            .collect()
+    };
+    let lasker = seconds_per_position(&["--variant", "lasker"], "4+0-5+1");
+    let slowdown = morris::solve::MOVES_WHILE_HOLDING_SLOWDOWN;
+    assert!((lasker["4+0-5+1"] - slowdown).abs() < 1e-9, "{lasker:?}");
+    assert!((lasker["3+0-4+1"] - slowdown).abs() < 1e-9, "{lasker:?}");
+    assert!((lasker["4-5"] - 1.0).abs() < 1e-9, "{lasker:?}");
+    let standard = seconds_per_position(&[], "8+1-8+0");
+    assert!(
+        standard.values().all(|&f| (f - 1.0).abs() < 1e-9),
+        "{standard:?}"
+    );
+    let text = ok(&["--variant", "lasker", "plan", "--sectors", "4+0-5+1"]);
+    assert!(
+        text.contains(&format!(
+            "{slowdown} times as long for a unit where a side holding men may move"
+        )),
+        "{text}"
+    );
+    assert!(!ok(&["plan", "--sectors", "8+1-8+0"]).contains("times as long"));
+}
+
 #[test]
 fn a_unit_is_solved_alone_once_what_it_reads_is_there() {
     let dir = tempfile::tempdir().unwrap();
