@@ -116,8 +116,9 @@ pub struct JobSize {
 }
 
 /// Positions a second that a whole-game solve averages on two cores
-/// (docs/PERFORMANCE.md: 3.54 M/s on the Xeon, packing included): the one
-/// figure the estimates of a job's time use.
+/// (docs/PERFORMANCE.md: 3.54 M/s on the Xeon, packing included): the
+/// figure the estimates of a job's time use (a plan also counts the units
+/// that run slower, `solve::MOVES_WHILE_HOLDING_SLOWDOWN`).
 pub const SOLVE_RATE_TWO_CORES: f64 = 3.5e6;
 
 impl JobSize {

@@ -191,8 +191,8 @@ pub(super) fn initial_movement_cell(
 /// holding the children of quiet slides (the sector with the sides
 /// swapped), when it is in the unit: those children keep the other side's
 /// men, so when no symmetry fixes them, different slides give different
-/// children, counted without their indices (as [`movement_moves`] does).
-/// Every other child inside the unit is indexed, and duplicates dropped.
+/// children, counted without their indices (as [`movement_moves`] does);
+/// otherwise they are indexed, and duplicates dropped.
 pub(super) fn initial_cell(
     unit: &Unit,
     pos: &Position,

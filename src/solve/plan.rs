@@ -100,7 +100,8 @@ pub struct PlannedUnit {
     pub raw_bytes: u64,
     pub packed_bytes_estimate: u64,
     /// Its estimated time at the plan's rate, in seconds, on the threads
-    /// the rate was measured with.
+    /// the rate was measured with ([`MOVES_WHILE_HOLDING_SLOWDOWN`] times
+    /// as long for a unit where a side holding men may move).
     pub seconds: f64,
 }
 
@@ -125,9 +126,10 @@ pub enum PlanRate {
 /// How many times longer than the plan's rate says a unit takes whose
 /// sectors hold men and which has moves inside (Lasker's, where a side
 /// holding men may slide): its initial pass reads each placement's child
-/// at a scattered place. Lasker's 4+0-7+1 ran at 2.17 M positions/s where
-/// the whole standard game averages 3.5 (docs/PERFORMANCE.md).
-pub const MOVES_WHILE_HOLDING_SLOWDOWN: f64 = 1.6;
+/// at a scattered place. On one machine, Lasker's 4+0-7+1 ran at 2.17 M
+/// positions/s and 4-7, the movement unit of the same men on the board, at
+/// 4.81 (docs/PERFORMANCE.md, "Lasker's units with men in hand").
+pub const MOVES_WHILE_HOLDING_SLOWDOWN: f64 = 2.2;
 
 /// [`MOVES_WHILE_HOLDING_SLOWDOWN`] for such a unit, else 1.
 fn slowdown(variant: &Variant, unit: &[SectorKey]) -> f64 {

@@ -127,9 +127,6 @@ fn a_plan_orders_every_sector_and_finds_the_longest_chain() {
     assert_eq!(per_stage as usize, units.len());
 }
 
-/// `solve --unit` solves one unit once what it reads is there, and refuses
-/// at once, naming what is missing, before; a rerun of a finished unit
-/// changes nothing; the files are those of a whole solve.
 /// A unit where a side holding men may move (Lasker's) is planned
 /// `MOVES_WHILE_HOLDING_SLOWDOWN` times as long as its positions at the
 /// plan's rate, as measured; a movement unit, and every unit of a game
@@ -175,6 +172,9 @@ fn units_where_men_in_hand_may_move_are_planned_slower() {
     assert!(!ok(&["plan", "--sectors", "8+1-8+0"]).contains("times as long"));
 }
 
+/// `solve --unit` solves one unit once what it reads is there, and refuses
+/// at once, naming what is missing, before; a rerun of a finished unit
+/// changes nothing; the files are those of a whole solve.
 #[test]
 fn a_unit_is_solved_alone_once_what_it_reads_is_there() {
     let dir = tempfile::tempdir().unwrap();
