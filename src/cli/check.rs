@@ -59,6 +59,9 @@ pub struct Unreadable {
     pub dir: std::path::PathBuf,
     pub rebuild: Vec<SectorKey>,
     pub mismatches: u64,
+    /// Some file was damaged, not only missing (a packed folder that
+    /// `solve --pack` is still filling lacks sectors, and nothing is wrong).
+    pub damaged: bool,
 }
 
 impl Unreadable {
@@ -72,11 +75,17 @@ impl Unreadable {
         writeln!(out, "{sector}: CANNOT BE CHECKED: {}", error_chain(&e))?;
         self.sectors.push(sector);
         let (cause, rebuild) = match &e {
-            ProbeError::Damaged { source, sector, .. } => (source.to_string(), Some(*sector)),
+            ProbeError::Damaged { source, sector, .. } => {
+                self.damaged = true;
+                (source.to_string(), Some(*sector))
+            }
             ProbeError::MissingSector { sector, .. } => {
                 (format!("sector {sector} is missing"), Some(*sector))
             }
-            other => (other.to_string(), None),
+            other => {
+                self.damaged |= e.kind() == ErrorKind::DamagedData;
+                (other.to_string(), None)
+            }
         };
         if let Some(s) = rebuild.filter(|s| !self.rebuild.contains(s)) {
             self.rebuild.push(s);

@@ -87,16 +87,27 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
         let sectors: Vec<String> = unreadable.rebuild.iter().map(|s| s.to_string()).collect();
         let (dir, sectors) = (unreadable.dir.display(), sectors.join(","));
         // A packed folder is rebuilt from its raw one; `pack` keeps a file
-        // that opens, damaged inside or not.
-        return Some(if morris::db::folder_storage(&unreadable.dir).is_packed() {
-            format!(
-                "delete each damaged file, solve its sector into the raw folder this one was packed from if that lacks it, then pack that again with this folder's flags: `morris solve --db RAW --sectors {sectors}` and `morris pack --db RAW --out {dir} [FLAGS]`"
-            )
-        } else {
-            format!(
-                "delete each damaged file, then build again: `morris solve --db {dir} --sectors {sectors}`"
-            )
-        });
+        // that opens, damaged inside or not. Where nothing is damaged, the
+        // folder only lacks sectors: a `solve --pack` may still be filling it.
+        return Some(
+            match (
+                morris::db::folder_storage(&unreadable.dir).is_packed(),
+                unreadable.damaged,
+            ) {
+                (true, true) => format!(
+                    "delete each damaged file, solve its sector into the raw folder this one was packed from if that lacks it, then pack that again with this folder's flags: `morris solve --db RAW --sectors {sectors}` and `morris pack --db RAW --out {dir} [FLAGS]`"
+                ),
+                (true, false) => format!(
+                    "nothing read was damaged; the missing sectors are packed into this folder by the `solve --pack` that fills it once no unit it still has to solve reads them (check again when it ends), or by solving them into the raw folder this one was packed from and packing that again: `morris solve --db RAW --sectors {sectors}` and `morris pack --db RAW --out {dir} [FLAGS]`"
+                ),
+                (false, true) => format!(
+                    "delete each damaged file, then build again: `morris solve --db {dir} --sectors {sectors}`"
+                ),
+                (false, false) => format!(
+                    "nothing read was damaged; build the missing sectors: `morris solve --db {dir} --sectors {sectors}`"
+                ),
+            },
+        );
     }
     if let Some(SolveError::UnreachableSector { variant, .. }) =
         err.chain().find_map(|c| c.downcast_ref::<SolveError>())

@@ -212,6 +212,20 @@ fn verify_lists_every_damaged_file_before_failing() {
     ok(&["pack", "--db", &db_before_damage, "--out", &packed]);
     let (code, _, err) = run(&["verify", "--db", &packed]);
     assert_eq!(code, 0, "{err}");
+    // A folder that only lacks sectors (as one that `solve --pack` is still
+    // filling does) is not called damaged.
+    for folder in [&packed, &db_before_damage] {
+        std::fs::remove_file(Path::new(folder).join("3-3.mdb")).unwrap();
+        let (code, _, err) = run(&["verify", "--db", folder]);
+        assert_eq!(code, 3, "{err}");
+        assert!(
+            err.contains("sector 3-3 is missing")
+                && err.contains("nothing read was damaged")
+                && err.contains("--sectors 3-3")
+                && !err.contains("delete each damaged file"),
+            "{err}"
+        );
+    }
 }
 
 /// `play --from` a position whose sector the folder lacks fails before it
