@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Result;
 
 use morris::db::estimated_time;
-use morris::solve::{MOVES_WHILE_HOLDING_SLOWDOWN, Plan, PlanRate, plan};
+use morris::solve::{MOVES_WHILE_HOLDING_SLOWDOWN, Plan, PlanRate, PlannedUnit, plan};
 use morris::{Selection, Variant};
 
 pub fn write_plan(
@@ -50,15 +50,15 @@ fn write_table(out: &mut dyn Write, plan: &Plan) -> Result<()> {
         )?;
     }
     let total_seconds: f64 = plan.units.iter().map(|u| u.seconds).sum();
-    let slower = match plan
-        .units
-        .iter()
-        .any(|u| u.seconds * plan.rate > u.positions as f64 * 1.01)
-    {
-        true => format!(
+    // A unit planned longer than its positions at the rate is one the plan
+    // slows down (the only such factor).
+    let slowed = |u: &PlannedUnit| u.seconds * plan.rate > u.positions as f64 * 1.01;
+    let slower = if plan.units.iter().any(slowed) {
+        format!(
             ", {MOVES_WHILE_HOLDING_SLOWDOWN} times as long for a unit where a side holding men may move"
-        ),
-        false => String::new(),
+        )
+    } else {
+        String::new()
     };
     writeln!(
         out,
