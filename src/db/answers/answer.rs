@@ -460,3 +460,12 @@ impl LineAnswer {
         }
     }
 }
+
+/// Whether `Tablebase::clock_move_value` reads a drawn move's value
+/// without the rule.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum WithoutRule {
+    Read,
+    /// Not needed: an error is told at the counter alone.
+    Skipped,
+}

@@ -10,10 +10,9 @@
 
 use std::cmp::Ordering;
 
-use super::answer::{FolderValues, MoveAnswer, Stored};
+use super::answer::{FolderValues, MoveAnswer, Stored, WithoutRule};
 use super::losses::keeping_marks;
 use super::tablebase::Tablebase;
-use crate::db::clock_value::ClockValue;
 use crate::db::error::ProbeError;
 use crate::db::value::Wdl;
 use crate::rules::Position;
@@ -101,14 +100,9 @@ impl Tablebase {
         // without the rule, a read of the folder beside, is not asked for.
         let values = self.each_move(child, |reply, grandchild| {
             let mill = variant.board.closes_mill(grandchild.them(), reply.to);
-            let fresh = ClockValue::of_move(self.clock_value_of_checked(grandchild)?, mill, n);
-            Ok(Stored::Clock {
-                fresh,
-                counter,
-                n,
-                plain: None,
-            }
-            .wdl())
+            let value =
+                self.clock_move_value(grandchild, mill, counter, n, WithoutRule::Skipped)?;
+            Ok(value.wdl())
         })?;
         let Some(&best) = values.iter().max() else {
             return Ok((0, 0));

@@ -19,7 +19,7 @@
 use std::collections::HashSet;
 
 use super::answer::{
-    Answer, FolderValues, Line, LineAnswer, LineEnd, MoveAnswer, Stored, best_first,
+    Answer, FolderValues, Line, LineAnswer, LineEnd, MoveAnswer, Stored, WithoutRule, best_first,
 };
 use super::chances::Ranking;
 use super::losses::keeping_marks;
@@ -276,20 +276,35 @@ impl Tablebase {
             }
             FolderValues::WinDrawLoss => Stored::Wdl(self.wdl_of_checked(child)?.from_parent()),
             FolderValues::MoveCountRule { n } => {
-                let fresh = ClockValue::of_move(self.clock_value_of_checked(child)?, mill, n);
-                let plain = match fresh {
-                    ClockValue::Draw => self.plain_wdl(child)?.map(Wdl::from_parent),
-                    _ => None,
-                };
-                Stored::Clock {
-                    fresh,
-                    counter,
-                    n,
-                    plain,
-                }
+                self.clock_move_value(child, mill, counter, n, WithoutRule::Read)?
             }
         };
         Ok((mill, value))
+    }
+
+    /// [`Tablebase::move_value`] under the move-count rule of `n`, for a
+    /// move to `child` that closes a mill or not; the value without the
+    /// rule of a move the rule draws (a read of the folder beside) only
+    /// where `without_rule` asks for it.
+    pub(super) fn clock_move_value(
+        &self,
+        child: &Position,
+        mill: bool,
+        counter: u8,
+        n: u8,
+        without_rule: WithoutRule,
+    ) -> Result<Stored, ProbeError> {
+        let fresh = ClockValue::of_move(self.clock_value_of_checked(child)?, mill, n);
+        let plain = match (fresh, without_rule) {
+            (ClockValue::Draw, WithoutRule::Read) => self.plain_wdl(child)?.map(Wdl::from_parent),
+            _ => None,
+        };
+        Ok(Stored::Clock {
+            fresh,
+            counter,
+            n,
+            plain,
+        })
     }
 
     /// The value without the rule of a position the rule's folder values
