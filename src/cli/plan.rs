@@ -70,6 +70,13 @@ fn write_table(out: &mut dyn Write, plan: &Plan) -> Result<()> {
         plan.rate_source,
         estimated_time(total_seconds)
     )?;
+    writeln!(
+        out,
+        "disk, solved in this order packing as it goes (--pack): at most {:.1} GB of sector files, raw and packed, after unit {} ({:.1} GB of raw files at most)",
+        plan.peak_pack_disk_bytes as f64 / 1e9,
+        plan.peak_pack_disk_after,
+        plan.peak_pack_raw_bytes as f64 / 1e9,
+    )?;
     let path = &plan.critical_path;
     writeln!(
         out,

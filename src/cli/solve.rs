@@ -110,9 +110,22 @@ impl Reporter {
                 done,
                 positions,
                 to_solve,
+                disk_needed,
+                disk_free,
             } => {
                 self.total.set_length(to_solve);
-                self.line(format!("{units} units ({done} already solved), {positions} positions; {to_solve} to solve"));
+                let free = match disk_free {
+                    Some(free) if free < disk_needed => format!(
+                        ", {} free: it may not fit (packed files estimated)",
+                        disk_size(free)
+                    ),
+                    Some(free) => format!(", {} free", disk_size(free)),
+                    None => String::new(),
+                };
+                self.line(format!(
+                    "{units} units ({done} already solved), {positions} positions; {to_solve} to solve; up to {} more disk{free}",
+                    disk_size(disk_needed)
+                ));
             }
             SolveEvent::UnitStarted { sectors, positions } => {
                 if self.terminal && !self.quiet {
@@ -193,6 +206,16 @@ impl Reporter {
     }
 }
 
+/// Bytes of disk for people: MB under a gigabyte, else GB, to three
+/// figures or more.
+fn disk_size(bytes: u64) -> String {
+    if bytes < 1_000_000_000 {
+        format!("{:.3} MB", bytes as f64 / 1e6)
+    } else {
+        format!("{:.3} GB", bytes as f64 / 1e9)
+    }
+}
+
 pub fn names(sectors: &[SectorKey]) -> String {
     sectors
         .iter()
@@ -232,10 +255,10 @@ pub fn solve(
     if let (Some(peak), Some(dir)) = (summary.peak_disk, pack) {
         let _ = writeln!(
             out,
-            "packed into {} (packing took {:.2?} of it); the two folders held at most {:.3} GB together",
+            "packed into {} (packing took {:.2?} of it); the two folders held at most {} together",
             dir.display(),
             summary.packing,
-            peak as f64 / 1e9
+            disk_size(peak)
         );
     }
     if matches!(selection, Selection::All) {

@@ -18,6 +18,13 @@ pub enum SolveError {
         #[source]
         source: io::Error,
     },
+    #[error("{}", not_enough_disk(dir, *needed, *free, *packing))]
+    NotEnoughDisk {
+        dir: PathBuf,
+        needed: u64,
+        free: u64,
+        packing: bool,
+    },
     #[error("position {position} exceeds the solver's cell: {what}")]
     CellOverflow { position: String, what: String },
     #[error("sector {sector} is not reachable in {variant}")]
@@ -75,11 +82,32 @@ impl SolveError {
             }
             SolveError::File(e) => e.kind(),
             SolveError::OutOfMemory { .. }
+            | SolveError::NotEnoughDisk { .. }
             | SolveError::CellOverflow { .. }
             | SolveError::Inconsistent { .. }
             | SolveError::Lock { .. } => ErrorKind::DamagedData,
         }
     }
+}
+
+fn not_enough_disk(dir: &std::path::Path, needed: u64, free: u64, packing: bool) -> String {
+    let gb = |b: u64| b as f64 / 1e9;
+    let how = if packing {
+        "at its peak, packing as it goes,"
+    } else {
+        "for its raw files"
+    };
+    let hint = if packing {
+        "free some, or solve into a folder on a larger disk"
+    } else {
+        "free some, solve into a folder on a larger disk, or pack as it goes (--pack DIR)"
+    };
+    format!(
+        "this solve needs {:.1} GB more disk {how} and {} has {:.1} GB free: {hint} (morris plan shows the figures)",
+        gb(needed),
+        dir.display(),
+        gb(free),
+    )
 }
 
 fn marks_mismatch(dir: &std::path::Path, marked: bool) -> String {

@@ -5,6 +5,7 @@
 //! the plies to the next mill.
 
 mod cells;
+mod disk;
 mod error;
 mod exits;
 mod initial;
@@ -19,11 +20,11 @@ mod run;
 mod wake;
 
 pub use cells::SolvedSector;
+pub use disk::{DiskPeak, PACKED_FRACTION, free_disk_bytes};
 pub use error::SolveError;
 pub use plan::{
     CriticalPath, MOVES_WHILE_HOLDING_SLOWDOWN, PACK_BASE_BYTES, PACK_BYTES_PER_POSITION,
-    PACKED_FRACTION, PLAN_VERSION, Plan, PlanRate, PlannedUnit, SOLVE_BASE_BYTES,
-    SOLVE_BYTES_PER_POSITION, plan,
+    PLAN_VERSION, Plan, PlanRate, PlannedUnit, SOLVE_BASE_BYTES, SOLVE_BYTES_PER_POSITION, plan,
 };
 pub use retrograde::{UnitEvent, solve_unit};
 pub use run::{Selection, SolveEvent, SolveOptions, SolveSummary, solve};

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::disk::{DiskTimeline, PACKED_FRACTION};
 use super::error::SolveError;
 use super::run::Selection;
 use crate::db::{SOLVE_RATE_TWO_CORES, raw_file_len};
@@ -39,12 +40,6 @@ pub const PACK_BYTES_PER_POSITION: f64 = 2.0;
 /// leave room for (a packed sector of 592 M positions takes 95 to 190 MB).
 pub const PACK_BASE_BYTES: u64 = 288 << 20;
 
-/// A packed file's bytes over its raw file's, as `morris pack` writes them
-/// by default, rounded up: the whole standard game's losses took 3.9 GB
-/// over 26.8 GB in zstd blocks, about 6% more pair-coded (6.4% on the 434
-/// sectors of 498 measured: about 4.2 GB).
-pub const PACKED_FRACTION: f64 = 0.16;
-
 /// The units of a selection as jobs.
 #[derive(Clone, Debug, Serialize)]
 pub struct Plan {
@@ -67,6 +62,13 @@ pub struct Plan {
     /// The most memory one job needs, and packing as it goes.
     pub peak_memory_bytes: u64,
     pub peak_pack_memory_bytes: u64,
+    /// The sector files a solve in the plan's order holds at most packing
+    /// as it goes (`solve --pack`), raw and packed together (the packed
+    /// estimated), and the raw files alone at their own peak (exact).
+    pub peak_pack_disk_bytes: u64,
+    pub peak_pack_raw_bytes: u64,
+    /// The unit right after whose solve that peak comes.
+    pub peak_pack_disk_after: String,
     /// The longest chain of units each reading the one before: the least
     /// time any number of machines can take.
     pub critical_path: CriticalPath,
@@ -214,6 +216,7 @@ pub fn plan(
         }
     }
     let critical_path = critical_path(&planned, &reads_of);
+    let disk = DiskTimeline::new(variant, &graph, &units, true).peak_from(0);
     let stages = planned.iter().map(|u| u.stage + 1).max().unwrap_or(0);
     let mut units_per_stage = vec![0; stages];
     for u in &planned {
@@ -233,6 +236,11 @@ pub fn plan(
             .map(|u| u.memory_bytes.max(u.pack_memory_bytes))
             .max()
             .unwrap_or(0),
+        peak_pack_disk_bytes: disk.bytes,
+        peak_pack_raw_bytes: disk.raw_bytes,
+        peak_pack_disk_after: units
+            .get(disk.after_unit)
+            .map_or_else(String::new, |u| u[0].to_string()),
         critical_path,
         units_per_stage,
         units: planned,

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::cells::SolvedSector;
+use super::disk::{DiskTimeline, free_disk_bytes, refuse_if_short};
 use super::error::SolveError;
 use super::lock::UnitLock;
 use super::marks;
@@ -132,6 +133,10 @@ pub enum SolveEvent<'a> {
         done: usize,
         positions: u64,
         to_solve: u64,
+        /// The disk the solve adds at most (raw files, and packed ones
+        /// estimated under `pack`) and what is free there, where known.
+        disk_needed: u64,
+        disk_free: Option<u64>,
     },
     UnitStarted {
         sectors: &'a [SectorKey],
@@ -231,18 +236,8 @@ pub fn solve(
         }
         candidates.extend(inputs);
     }
-    let done = units.iter().filter(|u| is_done(&along, u)).count();
-    on_event(SolveEvent::Planned {
-        units: units.len(),
-        done,
-        positions: units.iter().flatten().map(size).sum(),
-        to_solve: units
-            .iter()
-            .filter(|u| !is_done(&along, u))
-            .flatten()
-            .map(size)
-            .sum(),
-    });
+    let unit_done: Vec<bool> = units.iter().map(|u| is_done(&along, u)).collect();
+    on_event(planned(options, &graph, &units, &unit_done)?);
 
     let started = Instant::now();
     let mut summary = SolveSummary::default();
@@ -310,6 +305,56 @@ pub fn solve(
     }
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// What the solve is about to do: the units, those done, the positions, and
+/// the disk it adds at most (refused where it cannot fit: [`check_disk`]).
+fn planned<'a>(
+    options: &SolveOptions,
+    graph: &SectorGraph,
+    units: &[Vec<SectorKey>],
+    unit_done: &[bool],
+) -> Result<SolveEvent<'a>, SolveError> {
+    let size = |s: &SectorKey| {
+        SectorIndex::count(
+            options.variant.board,
+            s.us_board as usize,
+            s.them_board as usize,
+        )
+    };
+    let first_to_solve = unit_done.iter().position(|d| !d).unwrap_or(units.len());
+    let (disk_needed, disk_free) = check_disk(options, graph, units, first_to_solve)?;
+    Ok(SolveEvent::Planned {
+        units: units.len(),
+        done: unit_done.iter().filter(|d| **d).count(),
+        positions: units.iter().flatten().map(size).sum(),
+        to_solve: units
+            .iter()
+            .zip(unit_done)
+            .filter(|(_, done)| !**done)
+            .flat_map(|(u, _)| u)
+            .map(size)
+            .sum(),
+        disk_needed,
+        disk_free,
+    })
+}
+
+/// The disk a solve of `units` resumed at `first` needs at most (see
+/// [`DiskTimeline`]) and the free space of the folder's disk. Fails at once
+/// where the raw files alone cannot fit (certain to fail, hours later);
+/// the packed files' share is an estimate, reported, not enforced.
+fn check_disk(
+    options: &SolveOptions,
+    graph: &SectorGraph,
+    units: &[Vec<SectorKey>],
+    first: usize,
+) -> Result<(u64, Option<u64>), SolveError> {
+    let pack = options.pack.is_some();
+    let peak = DiskTimeline::new(options.variant, graph, units, pack).peak_from(first);
+    let free = free_disk_bytes(&options.db);
+    refuse_if_short(peak, free, &options.db, pack)?;
+    Ok((peak.bytes, free))
 }
 
 /// The folder a solve writes and whether this solve made it (see

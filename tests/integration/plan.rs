@@ -194,3 +194,63 @@ fn a_unit_is_solved_alone_once_what_it_reads_is_there() {
     let err = fails(&["solve", "--db", &db, "--unit", "3-3", "--all"], 2);
     assert!(err.contains("cannot be used with"), "{err}");
 }
+
+/// The disk a solve packing as it goes holds at most: below the raw files
+/// of the whole game, at least the largest unit's raw files, no more than
+/// the same walk at the units' grain (each unit packed once no unit reads
+/// any of its sectors) holds; and a solve says it before it starts.
+#[test]
+fn a_plan_foresees_the_disk_of_packing_as_it_goes() {
+    let plan = plan(&["--variant", "six"], &["--all"]);
+    let peak = plan["peak_pack_disk_bytes"].as_u64().unwrap();
+    let raw_peak = plan["peak_pack_raw_bytes"].as_u64().unwrap();
+    let units = plan["units"].as_array().unwrap();
+    let raw_of = |u: &Json| u["raw_bytes"].as_u64().unwrap();
+    assert!(raw_peak <= peak && peak < plan["raw_bytes"].as_u64().unwrap());
+    assert!(raw_peak >= units.iter().map(raw_of).max().unwrap());
+
+    // The walk at the units' grain.
+    let position_of: HashMap<String, usize> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u["id"].as_str().unwrap().to_string(), i))
+        .collect();
+    let (mut raw, mut coarse_peak) = (0u64, 0u64);
+    let mut kept = vec![false; units.len()];
+    for (i, unit) in units.iter().enumerate() {
+        raw += raw_of(unit);
+        kept[i] = true;
+        coarse_peak = coarse_peak.max(raw);
+        for (j, earlier) in units.iter().enumerate().take(i + 1) {
+            let read_later = strings(&earlier["read_by"])
+                .iter()
+                .any(|r| position_of[r] > i);
+            if kept[j] && !read_later {
+                kept[j] = false;
+                raw -= raw_of(earlier);
+            }
+        }
+    }
+    assert!(raw_peak <= coarse_peak, "{raw_peak} against {coarse_peak}");
+
+    // A solve says what it needs before it starts.
+    let dir = tempfile::tempdir().unwrap();
+    let (db, packed) = (dir.path().join("raw"), dir.path().join("packed"));
+    let (db, packed) = (db.to_str().unwrap(), packed.to_str().unwrap());
+    let args = [
+        "--variant",
+        "six",
+        "solve",
+        "--all",
+        "--db",
+        db,
+        "--pack",
+        packed,
+    ];
+    let (code, _, err) = crate::first_use::run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("MB more disk") && err.contains("free"),
+        "{err}"
+    );
+}
