@@ -9,7 +9,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::note;
-use morris::db::{Coder, JobSize, raw_file_len};
+use morris::db::{Coder, JobSize, disk_size, raw_file_len};
 use morris::index::{SectorGraph, SectorIndex, SectorKey, binomial};
 use morris::solve::{SolveEvent, UnitEvent};
 use morris::{Position, Selection, SolveOptions, Tablebase, Variant};
@@ -110,12 +110,11 @@ impl Reporter {
                 done,
                 positions,
                 to_solve,
-                disk_needed,
-                disk_free,
+                disk,
             } => {
                 self.total.set_length(to_solve);
-                let free = match disk_free {
-                    Some(free) if free < disk_needed => format!(
+                let free = match disk.free {
+                    Some(free) if disk.short => format!(
                         ", {} free: it may not fit (packed files estimated)",
                         disk_size(free)
                     ),
@@ -124,7 +123,7 @@ impl Reporter {
                 };
                 self.line(format!(
                     "{units} units ({done} already solved), {positions} positions; {to_solve} to solve; up to {} more disk{free}",
-                    disk_size(disk_needed)
+                    disk_size(disk.needed)
                 ));
             }
             SolveEvent::UnitStarted { sectors, positions } => {
@@ -203,16 +202,6 @@ impl Reporter {
             // A closed standard error (`2>&1 | head -1`) must not stop the solve.
             self.total.suspend(|| note(&msg));
         }
-    }
-}
-
-/// Bytes of disk for people: MB under a gigabyte, else GB, to three
-/// figures or more.
-fn disk_size(bytes: u64) -> String {
-    if bytes < 1_000_000_000 {
-        format!("{:.3} MB", bytes as f64 / 1e6)
-    } else {
-        format!("{:.3} GB", bytes as f64 / 1e9)
     }
 }
 

@@ -142,6 +142,16 @@ pub fn estimated_time(seconds: f64) -> String {
     }
 }
 
+/// Bytes of disk for people: MB under a gigabyte, else GB, with three
+/// decimals.
+pub fn disk_size(bytes: u64) -> String {
+    if bytes < 1_000_000_000 {
+        format!("{:.3} MB", bytes as f64 / 1e6)
+    } else {
+        format!("{:.3} GB", bytes as f64 / 1e9)
+    }
+}
+
 impl fmt::Display for JobSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let time = estimated_time(self.seconds());

@@ -20,7 +20,8 @@ pub use answers::ultra_keys::{NOT_DRAWN, SectorScore, ULTRA_DIR, Ultra};
 pub(crate) use clock_value::marked_draw_byte;
 pub use clock_value::{BLESSED_LOSS_BYTE, CURSED_WIN_BYTE, ClockValue};
 pub use error::{
-    ErrorKind, FileError, FileKind, JobSize, ProbeError, SOLVE_RATE_TWO_CORES, estimated_time,
+    ErrorKind, FileError, FileKind, JobSize, ProbeError, SOLVE_RATE_TWO_CORES, disk_size,
+    estimated_time,
 };
 pub use files::encoding::Storage;
 pub use files::encoding::{Coder, Encoding, PAIR_BLOCK_BITS};

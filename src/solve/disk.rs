@@ -19,40 +19,64 @@ use crate::rules::Variant;
 /// sectors of 498 measured: about 4.2 GB).
 pub const PACKED_FRACTION: f64 = 0.16;
 
-/// The sector files a solve of `units`, in that order, holds at most.
+/// The sector files a solve of `units`, in that order, adds at most.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DiskPeak {
+pub(crate) struct DiskPeak {
     /// Raw and packed files together at the peak (packed files estimated
     /// at [`PACKED_FRACTION`] of their raw files).
     pub bytes: u64,
-    /// The raw files alone at their own peak: exact, so a disk smaller
-    /// than this cannot hold the solve.
+    /// The raw files alone at their own peak. Their sizes are exact (but
+    /// for the few positions a file keeps in its overflow table, and the
+    /// stored index files), so a disk with less free cannot hold the solve.
     pub raw_bytes: u64,
+    /// The packed files at their most (at the end), estimated.
+    pub packed_bytes: u64,
     /// The unit (its index in the order) right after whose solve the peak
     /// comes, before it packs what it freed.
     pub after_unit: usize,
 }
 
-/// Step by step, the sector files of a solve of `units` in order: after
-/// each unit, its raw files, then (packing as it goes) the packing of every
-/// sector that no unit still to run reads.
+/// What a solve will add to the disk, told before it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiskForecast {
+    /// The most it adds, raw and packed files together (the packed
+    /// estimated at [`PACKED_FRACTION`] of their raw files).
+    pub needed: u64,
+    /// The free space of the raw folder's disk, where the system says.
+    pub free: Option<u64>,
+    /// Whether the estimate does not fit (a solve whose raw files alone do
+    /// not fit is refused instead).
+    pub short: bool,
+}
+
+/// Step by step, the sector files a solve of `units` in order adds: after
+/// each unit its raw files, then (packing as it goes) the packed files of
+/// every sector that no unit still to run reads, in place of their raw
+/// ones. A sector already solved adds nothing, and its packing is left
+/// out (it frees disk, so the figures stay on the safe side).
 pub(crate) struct DiskTimeline {
-    /// Raw and packed bytes right after each unit's solve, before its packing.
+    /// Raw and packed bytes added right after each unit's solve, before
+    /// its packing.
     at_peak: Vec<(u64, u64)>,
-    /// Raw and packed bytes after each unit's packing.
-    settled: Vec<(u64, u64)>,
+    /// The sectors packed right after each unit.
+    pub(crate) packed_after: Vec<Vec<SectorKey>>,
 }
 
 impl DiskTimeline {
     /// The timeline of `units` in order; `pack`: packing as it goes, else
-    /// every raw file stays.
+    /// every raw file stays; `solved`: whether a sector's file is already
+    /// there (raw or packed).
     pub(crate) fn new(
         variant: &Variant,
         graph: &SectorGraph,
         units: &[Vec<SectorKey>],
         pack: bool,
+        solved: &dyn Fn(SectorKey) -> bool,
     ) -> DiskTimeline {
         let raw_len = |s: SectorKey| {
+            if solved(s) {
+                return 0;
+            }
             let positions =
                 SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize);
             raw_file_len(variant, s, positions)
@@ -72,10 +96,7 @@ impl DiskTimeline {
                 let at = unit_of.get(&reader).copied();
                 for child in graph.successors(reader) {
                     if let Some(last) = last_reader.get_mut(child) {
-                        *last = match (*last, at) {
-                            (Some(a), Some(b)) => Some(a.max(b)),
-                            _ => None,
-                        };
+                        *last = last.zip(at).map(|(a, b)| a.max(b));
                     }
                 }
             }
@@ -84,38 +105,36 @@ impl DiskTimeline {
                     packed_after[i].push(s);
                 }
             }
+            packed_after.iter_mut().for_each(|p| p.sort_unstable());
         }
         let (mut raw, mut packed) = (0u64, 0u64);
-        let mut timeline = DiskTimeline {
-            at_peak: Vec::with_capacity(units.len()),
-            settled: Vec::with_capacity(units.len()),
-        };
+        let mut at_peak = Vec::with_capacity(units.len());
         for (unit, freed) in units.iter().zip(&packed_after) {
             raw += unit.iter().map(|s| raw_len(*s)).sum::<u64>();
-            timeline.at_peak.push((raw, packed));
+            at_peak.push((raw, packed));
             for s in freed {
                 raw -= raw_len(*s);
                 packed += (raw_len(*s) as f64 * PACKED_FRACTION) as u64;
             }
-            timeline.settled.push((raw, packed));
         }
-        timeline
+        // The packing after the last unit, as a moment of its own.
+        at_peak.push((raw, packed));
+        DiskTimeline {
+            at_peak,
+            packed_after,
+        }
     }
 
-    /// The peak of the units from `first` on, over what the units before
-    /// it left: the disk a solve resumed at unit `first` adds at most.
-    pub(crate) fn peak_from(&self, first: usize) -> DiskPeak {
-        let (raw_before, packed_before) = first
-            .checked_sub(1)
-            .map_or((0, 0), |before| self.settled[before]);
+    /// The most the solve adds, and the raw files' own most.
+    pub(crate) fn peak(&self) -> DiskPeak {
         let mut peak = DiskPeak::default();
-        for (i, &(raw, packed)) in self.at_peak.iter().enumerate().skip(first) {
-            let bytes = (raw + packed).saturating_sub(raw_before + packed_before);
-            if bytes > peak.bytes {
-                peak.bytes = bytes;
+        for (i, &(raw, packed)) in self.at_peak.iter().enumerate() {
+            if raw + packed > peak.bytes {
+                peak.bytes = raw + packed;
                 peak.after_unit = i;
             }
-            peak.raw_bytes = peak.raw_bytes.max(raw.saturating_sub(raw_before));
+            peak.raw_bytes = peak.raw_bytes.max(raw);
+            peak.packed_bytes = peak.packed_bytes.max(packed);
         }
         peak
     }
@@ -144,13 +163,42 @@ pub(crate) fn refuse_if_short(
 /// (its nearest existing ancestor), or `None` where the system does not
 /// say.
 pub fn free_disk_bytes(dir: &Path) -> Option<u64> {
-    let existing = dir.ancestors().find(|d| d.exists())?;
-    let existing = if existing.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        existing
+    free_bytes_of(nearest_existing(dir)?)
+}
+
+/// `dir`, or its nearest ancestor that exists ("." for a relative path
+/// none of whose ancestors does).
+fn nearest_existing(dir: &Path) -> Option<&Path> {
+    dir.ancestors()
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .find(|d| d.exists())
+}
+
+/// Whether two folders (or their nearest existing ancestors) are on one
+/// file system; `true` where the system does not say.
+#[cfg(unix)]
+pub(crate) fn same_disk(one: &Path, other: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let device = |dir: &Path| {
+        nearest_existing(dir)
+            .and_then(|d| std::fs::metadata(d).ok())
+            .map(|m| m.dev())
     };
-    free_bytes_of(existing)
+    match (device(one), device(other)) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn same_disk(_one: &Path, _other: &Path) -> bool {
+    true
 }
 
 #[cfg(unix)]
@@ -179,28 +227,30 @@ fn free_bytes_of(_dir: &Path) -> Option<u64> {
 mod tests {
     use super::*;
 
-    /// Packing as it goes holds less than every raw file, more than the
-    /// largest unit, and a resumed solve needs no more than a fresh one.
+    fn raw_len(variant: &Variant, s: &SectorKey) -> u64 {
+        let n = SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize);
+        raw_file_len(variant, *s, n)
+    }
+
+    /// Packing as it goes, the whole game holds less than every raw file,
+    /// and right after its solve a unit's files are there with those of
+    /// every sector it reads (nothing it reads is packed before it).
     #[test]
     fn packing_along_peaks_below_the_raw_total() {
-        // A whole game: a sector read by one left out is never packed.
         let six = Variant::by_name("six").unwrap();
         let graph = SectorGraph::reachable(six);
         let units = graph.units();
-        let raw_len = |s: &SectorKey| {
-            let n = SectorIndex::count(six.board, s.us_board as usize, s.them_board as usize);
-            raw_file_len(six, *s, n)
-        };
-        let total: u64 = units.iter().flatten().map(raw_len).sum();
-        let raw = DiskTimeline::new(six, &graph, &units, false).peak_from(0);
-        assert_eq!((raw.bytes, raw.raw_bytes), (total, total));
-        let timeline = DiskTimeline::new(six, &graph, &units, true);
-        let packed = timeline.peak_from(0);
+        let total: u64 = units.iter().flatten().map(|s| raw_len(six, s)).sum();
+        let raw = DiskTimeline::new(six, &graph, &units, false, &|_| false).peak();
+        assert_eq!(
+            (raw.bytes, raw.raw_bytes, raw.packed_bytes),
+            (total, total, 0)
+        );
+        let timeline = DiskTimeline::new(six, &graph, &units, true, &|_| false);
+        let packed = timeline.peak();
         assert!(packed.bytes < total, "{packed:?} against {total}");
-        assert!(packed.raw_bytes <= packed.bytes);
-        assert!(timeline.peak_from(units.len() - 1).bytes <= packed.bytes);
-        // Right after its solve a unit's files are there, and those of every
-        // sector it reads: nothing it reads is packed before it is solved.
+        let estimate = (total as f64 * PACKED_FRACTION) as u64;
+        assert!(packed.packed_bytes.abs_diff(estimate) < units.len() as u64 * 2);
         for (i, unit) in units.iter().enumerate() {
             let mut held: Vec<SectorKey> = unit.clone();
             held.extend(
@@ -209,30 +259,81 @@ mod tests {
             );
             held.sort_unstable();
             held.dedup();
-            let least: u64 = held.iter().map(raw_len).sum();
+            let least: u64 = held.iter().map(|s| raw_len(six, s)).sum();
             assert!(timeline.at_peak[i].0 >= least, "unit {i}");
         }
+        // Every sector is packed once, at the end at the latest.
+        let mut packs: Vec<SectorKey> = timeline.packed_after.concat();
+        packs.sort_unstable();
+        let mut all: Vec<SectorKey> = units.concat();
+        all.sort_unstable();
+        assert_eq!(packs, all);
+    }
+
+    /// A sector read by a sector left out of the solve stays raw: the
+    /// standard movement sectors up to 6-6 pack nothing (placement sectors
+    /// read them all).
+    #[test]
+    fn a_sector_read_from_outside_stays_raw() {
+        let standard = Variant::standard();
+        let graph = SectorGraph::reachable(standard);
+        let units = graph.units_for(&["6-6".parse().unwrap()]);
+        let total: u64 = units.iter().flatten().map(|s| raw_len(standard, s)).sum();
+        let timeline = DiskTimeline::new(standard, &graph, &units, true, &|_| false);
+        assert!(timeline.packed_after.iter().all(Vec::is_empty));
+        assert_eq!(timeline.peak().raw_bytes, total);
+    }
+
+    /// Sectors already solved add nothing: resumed after its first half,
+    /// the solve adds what the second half's raw files take, and a solve
+    /// with nothing left adds nothing.
+    #[test]
+    fn a_resumed_solve_counts_only_what_is_left() {
+        let six = Variant::by_name("six").unwrap();
+        let graph = SectorGraph::reachable(six);
+        let units = graph.units();
+        let half: Vec<SectorKey> = units[..units.len() / 2].concat();
+        let solved = |s: SectorKey| half.contains(&s);
+        let resumed = DiskTimeline::new(six, &graph, &units, false, &solved).peak();
+        let left: u64 = units[units.len() / 2..]
+            .iter()
+            .flatten()
+            .map(|s| raw_len(six, s))
+            .sum();
+        assert_eq!(resumed.raw_bytes, left);
+        let fresh = DiskTimeline::new(six, &graph, &units, true, &|_| false).peak();
+        let packing = DiskTimeline::new(six, &graph, &units, true, &solved).peak();
+        assert!(packing.bytes < fresh.bytes && packing.raw_bytes <= fresh.raw_bytes);
+        let done = DiskTimeline::new(six, &graph, &units, true, &|_| true).peak();
+        assert_eq!((done.bytes, done.raw_bytes), (0, 0));
     }
 
     /// A disk too small for the raw files is refused with the figures, and
     /// one too small only for the estimated packed files is not.
+    /// (A relative folder not made yet is measured at ".".)
     #[test]
     fn a_disk_too_small_for_the_raw_files_is_refused() {
         let peak = DiskPeak {
             bytes: 12_000_000_000,
             raw_bytes: 9_000_000_000,
+            packed_bytes: 3_000_000_000,
             after_unit: 3,
         };
         let dir = Path::new("db");
         let error = refuse_if_short(peak, Some(8_000_000_000), dir, true).unwrap_err();
         let message = error.to_string();
-        assert!(message.contains("9.0 GB more disk"), "{message}");
-        assert!(message.contains("8.0 GB free"), "{message}");
+        assert!(message.contains("9.000 GB more disk"), "{message}");
+        assert!(message.contains("8.000 GB free"), "{message}");
         assert!(refuse_if_short(peak, Some(10_000_000_000), dir, true).is_ok());
         assert!(refuse_if_short(peak, None, dir, false).is_ok());
         let message = refuse_if_short(peak, Some(0), dir, false)
             .unwrap_err()
             .to_string();
         assert!(message.contains("--pack DIR"), "{message}");
+        assert_eq!(
+            nearest_existing(Path::new("no-such-db")),
+            Some(Path::new("."))
+        );
+        assert!(free_disk_bytes(Path::new("no-such-db/sub")).is_some());
     }
 }

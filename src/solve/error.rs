@@ -5,7 +5,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::db::{ErrorKind, FileError, ProbeError};
+use crate::db::{ErrorKind, FileError, ProbeError, disk_size};
 use crate::index::SectorKey;
 
 /// Why a solve stopped.
@@ -91,22 +91,22 @@ impl SolveError {
 }
 
 fn not_enough_disk(dir: &std::path::Path, needed: u64, free: u64, packing: bool) -> String {
-    let gb = |b: u64| b as f64 / 1e9;
-    let how = if packing {
-        "at its peak, packing as it goes,"
+    let (when, hint) = if packing {
+        (
+            " at their peak (packing as it goes)",
+            "free some, or solve into a folder on a larger disk",
+        )
     } else {
-        "for its raw files"
-    };
-    let hint = if packing {
-        "free some, or solve into a folder on a larger disk"
-    } else {
-        "free some, solve into a folder on a larger disk, or pack as it goes (--pack DIR)"
+        (
+            "",
+            "free some, solve into a folder on a larger disk, or pack as it goes (--pack DIR)",
+        )
     };
     format!(
-        "this solve needs {:.1} GB more disk {how} and {} has {:.1} GB free: {hint} (morris plan shows the figures)",
-        gb(needed),
+        "this solve's raw files need {} more disk{when}, and {} has {} free: {hint} (`morris plan` gives the figures)",
+        disk_size(needed),
         dir.display(),
-        gb(free),
+        disk_size(free),
     )
 }
 

@@ -98,6 +98,9 @@ pub struct PlannedUnit {
     /// pack its own sectors and those of the units it reads (when it is
     /// their last reader), one at a time, after its solve.
     pub pack_memory_bytes: u64,
+    /// The sectors a solve in the plan's order packs right after this
+    /// unit when it packs as it goes (`--pack`): those no later unit reads.
+    pub packs: Vec<String>,
     /// Its raw files' bytes, and an estimate once packed.
     pub raw_bytes: u64,
     pub packed_bytes_estimate: u64,
@@ -197,6 +200,7 @@ pub fn plan(
             sectors: unit.iter().map(|s| s.to_string()).collect(),
             reads: reads.iter().map(|&u| units[u][0].to_string()).collect(),
             read_by: Vec::new(),
+            packs: Vec::new(),
             stage,
             positions,
             memory_bytes: (positions as f64 * SOLVE_BYTES_PER_POSITION) as u64 + SOLVE_BASE_BYTES,
@@ -216,7 +220,11 @@ pub fn plan(
         }
     }
     let critical_path = critical_path(&planned, &reads_of);
-    let disk = DiskTimeline::new(variant, &graph, &units, true).peak_from(0);
+    let timeline = DiskTimeline::new(variant, &graph, &units, true, &|_| false);
+    let disk = timeline.peak();
+    for (unit, packs) in planned.iter_mut().zip(&timeline.packed_after) {
+        unit.packs = packs.iter().map(|s| s.to_string()).collect();
+    }
     let stages = planned.iter().map(|u| u.stage + 1).max().unwrap_or(0);
     let mut units_per_stage = vec![0; stages];
     for u in &planned {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::cells::SolvedSector;
-use super::disk::{DiskTimeline, free_disk_bytes, refuse_if_short};
+use super::disk::{DiskForecast, DiskTimeline, free_disk_bytes, refuse_if_short, same_disk};
 use super::error::SolveError;
 use super::lock::UnitLock;
 use super::marks;
@@ -133,10 +133,8 @@ pub enum SolveEvent<'a> {
         done: usize,
         positions: u64,
         to_solve: u64,
-        /// The disk the solve adds at most (raw files, and packed ones
-        /// estimated under `pack`) and what is free there, where known.
-        disk_needed: u64,
-        disk_free: Option<u64>,
+        /// The disk the solve adds at most, and what is free.
+        disk: DiskForecast,
     },
     UnitStarted {
         sectors: &'a [SectorKey],
@@ -205,6 +203,7 @@ pub fn solve(
     let variant = options.variant;
     let graph = SectorGraph::reachable(variant);
     let units = options.selection.units(variant, &graph)?;
+    let disk = check_disk(options, &graph, &units)?;
     // The folder is made only now that there is something to write in it.
     let (tablebase, made_here) = open_folder(options)?;
     remove_stale_temp_files(&options.db, &[]);
@@ -237,7 +236,7 @@ pub fn solve(
         candidates.extend(inputs);
     }
     let unit_done: Vec<bool> = units.iter().map(|u| is_done(&along, u)).collect();
-    on_event(planned(options, &graph, &units, &unit_done)?);
+    on_event(planned(options, &units, &unit_done, disk));
 
     let started = Instant::now();
     let mut summary = SolveSummary::default();
@@ -308,13 +307,13 @@ pub fn solve(
 }
 
 /// What the solve is about to do: the units, those done, the positions, and
-/// the disk it adds at most (refused where it cannot fit: [`check_disk`]).
+/// the disk it adds at most.
 fn planned<'a>(
     options: &SolveOptions,
-    graph: &SectorGraph,
     units: &[Vec<SectorKey>],
     unit_done: &[bool],
-) -> Result<SolveEvent<'a>, SolveError> {
+    disk: DiskForecast,
+) -> SolveEvent<'a> {
     let size = |s: &SectorKey| {
         SectorIndex::count(
             options.variant.board,
@@ -322,9 +321,7 @@ fn planned<'a>(
             s.them_board as usize,
         )
     };
-    let first_to_solve = unit_done.iter().position(|d| !d).unwrap_or(units.len());
-    let (disk_needed, disk_free) = check_disk(options, graph, units, first_to_solve)?;
-    Ok(SolveEvent::Planned {
+    SolveEvent::Planned {
         units: units.len(),
         done: unit_done.iter().filter(|d| **d).count(),
         positions: units.iter().flatten().map(size).sum(),
@@ -335,26 +332,39 @@ fn planned<'a>(
             .flat_map(|(u, _)| u)
             .map(size)
             .sum(),
-        disk_needed,
-        disk_free,
-    })
+        disk,
+    }
 }
 
-/// The disk a solve of `units` resumed at `first` needs at most (see
-/// [`DiskTimeline`]) and the free space of the folder's disk. Fails at once
-/// where the raw files alone cannot fit (certain to fail, hours later);
-/// the packed files' share is an estimate, reported, not enforced.
+/// The disk the solve of `units` adds at most, worked out from the files
+/// already there (see [`DiskTimeline`]) before anything is written, and the
+/// free space. Fails at once where the raw files alone cannot fit (the
+/// solve would fail, maybe hours later); the packed files' share is an
+/// estimate, told, not enforced.
 fn check_disk(
     options: &SolveOptions,
     graph: &SectorGraph,
     units: &[Vec<SectorKey>],
-    first: usize,
-) -> Result<(u64, Option<u64>), SolveError> {
-    let pack = options.pack.is_some();
-    let peak = DiskTimeline::new(options.variant, graph, units, pack).peak_from(first);
+) -> Result<DiskForecast, SolveError> {
+    let pack = options.pack.as_deref();
+    let solved = |s: SectorKey| {
+        let name = file_name(s);
+        options.db.join(&name).is_file() || pack.is_some_and(|p| p.join(&name).is_file())
+    };
+    let peak = DiskTimeline::new(options.variant, graph, units, pack.is_some(), &solved).peak();
     let free = free_disk_bytes(&options.db);
-    refuse_if_short(peak, free, &options.db, pack)?;
-    Ok((peak.bytes, free))
+    refuse_if_short(peak, free, &options.db, pack.is_some())?;
+    let short = match pack {
+        Some(dir) if !same_disk(&options.db, dir) => {
+            free_disk_bytes(dir).is_some_and(|f| f < peak.packed_bytes)
+        }
+        _ => free.is_some_and(|f| f < peak.bytes),
+    };
+    Ok(DiskForecast {
+        needed: peak.bytes,
+        free,
+        short,
+    })
 }
 
 /// The folder a solve writes and whether this solve made it (see

@@ -1,7 +1,8 @@
 //! The edges of the commands that a new user met in a second round of
 //! first use, through the real binary (message and exit code): the counter
 //! outside probes, `sectors` and `solve` agreeing, a damaged folder listed
-//! whole, benches that stop cleanly and say what they do, and leftovers.
+//! whole, benches that stop cleanly and say what they do, leftovers, and a
+//! solve too large for its disk.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -481,5 +482,55 @@ fn folder_mistakes_say_what_to_do_instead() {
     assert!(
         err.contains("packed files") && err.contains("solving writes raw files"),
         "{err}"
+    );
+}
+
+/// A solve whose raw files cannot fit on the folder's disk is refused
+/// before it writes anything, with the figures; one that fits says how much
+/// it will add. On a 2 MB file system of its own, where the system lets a
+/// test mount one (as root on Linux); elsewhere it says it did not run.
+#[test]
+fn a_solve_too_large_for_its_disk_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let tiny = dir.path().join("tiny");
+    std::fs::create_dir(&tiny).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(&tiny)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("not run: cannot mount a small file system here");
+        return;
+    }
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(self.0).status();
+        }
+    }
+    let _unmount = Unmount(&tiny);
+    let db = tiny.join("db");
+    let db = db.to_str().unwrap();
+    // Up to 9 men: 44.5 MB of raw files.
+    let err = fails(&["solve", "--db", db, "--max-men", "9"], 3);
+    assert!(
+        err.contains("raw files need 44.5") && err.contains("MB free"),
+        "{err}"
+    );
+    assert!(err.contains("--pack DIR"), "{err}");
+    assert!(!Path::new(db).exists(), "a refused solve made its folder");
+    let packed = dir.path().join("packed");
+    let args = ["solve", "--db", db, "--max-men", "9", "--pack"];
+    let err = fails(&[&args[..], &[packed.to_str().unwrap()]].concat(), 3);
+    assert!(err.contains("(packing as it goes)"), "{err}");
+    assert!(!packed.exists(), "a refused solve made its packed folder");
+    // 3-3 alone fits (0.17 MB), and says so.
+    let (code, _, log) = run(&["solve", "--db", db, "--max-men", "6"]);
+    assert_eq!(code, 0, "{log}");
+    assert!(
+        log.contains("up to 0.1") && log.contains("MB free"),
+        "{log}"
     );
 }

@@ -198,7 +198,8 @@ fn a_unit_is_solved_alone_once_what_it_reads_is_there() {
 /// The disk a solve packing as it goes holds at most: below the raw files
 /// of the whole game, at least the largest unit's raw files, no more than
 /// the same walk at the units' grain (each unit packed once no unit reads
-/// any of its sectors) holds; and a solve says it before it starts.
+/// any of its sectors) holds; each unit's packing is what a real solve
+/// does; and a solve says what it needs before it starts.
 #[test]
 fn a_plan_foresees_the_disk_of_packing_as_it_goes() {
     let plan = plan(&["--variant", "six"], &["--all"]);
@@ -233,7 +234,9 @@ fn a_plan_foresees_the_disk_of_packing_as_it_goes() {
     }
     assert!(raw_peak <= coarse_peak, "{raw_peak} against {coarse_peak}");
 
-    // A solve says what it needs before it starts.
+    // A real solve packs, after each unit, what the plan says (its log:
+    // "solved UNIT: ..." then "packed SECTOR + SECTOR in ..."), and
+    // says what it needs before it starts.
     let dir = tempfile::tempdir().unwrap();
     let (db, packed) = (dir.path().join("raw"), dir.path().join("packed"));
     let (db, packed) = (db.to_str().unwrap(), packed.to_str().unwrap());
@@ -247,10 +250,28 @@ fn a_plan_foresees_the_disk_of_packing_as_it_goes() {
         "--pack",
         packed,
     ];
-    let (code, _, err) = crate::first_use::run(&args);
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        err.contains("MB more disk") && err.contains("free"),
-        "{err}"
-    );
+    let (code, _, log) = crate::first_use::run(&args);
+    assert_eq!(code, 0, "{log}");
+    assert!(log.contains("MB more disk"), "{log}");
+    let mut packs_seen: HashMap<String, Vec<String>> = HashMap::new();
+    let mut unit = String::new();
+    for line in log.lines() {
+        if let Some(rest) = line.strip_prefix("solved ") {
+            unit = rest.split([' ', ':']).next().unwrap().to_string();
+        } else if let Some(rest) = line.strip_prefix("packed ") {
+            // "packed A + B in ...".
+            let sectors = rest.split(" in ").next().unwrap().split(" + ");
+            let seen = packs_seen.entry(unit.clone()).or_default();
+            seen.extend(sectors.map(str::to_string));
+        }
+    }
+    for unit in units {
+        let id = unit["id"].as_str().unwrap();
+        let mut seen = packs_seen.remove(id).unwrap_or_default();
+        seen.sort();
+        let mut planned = strings(&unit["packs"]);
+        planned.sort();
+        assert_eq!(seen, planned, "unit {id}");
+    }
+    assert!(packs_seen.is_empty(), "{packs_seen:?}");
 }
