@@ -216,7 +216,11 @@ pub enum Command {
     /// search over the children, so probes are about five times slower
     /// than with --plain, for files about a third of the size (the
     /// standard game up to 7-7: 0.95 bits per position). Each file is
-    /// checked against its raw one as it is written. Resumable.
+    /// checked against its raw one as it is written. Resumable. A folder
+    /// packed this way (or with --wdl alone) packs again into any other
+    /// packing, each sector decoded in turn in the system's temporary
+    /// folder: the same files as from the raw folder (win/draw/loss only
+    /// from loss bits).
     Pack {
         #[command(flatten)]
         db: DbArg,

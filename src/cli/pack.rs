@@ -11,6 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use morris::Tablebase;
+use morris::verify::decoded::Decoded;
 
 use super::PackHow;
 use morris::db::{
@@ -30,14 +31,19 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
             source.dir().display()
         );
     }
+    // A packed folder of losses (the default) or loss bits is decoded a
+    // sector at a time (each value from the packed files, as a probe reads
+    // it) and packed again.
+    let mut decoded = None;
     if folder_storage(source.dir()).is_packed() {
-        bail!(
-            "{} is packed already: pack a folder of raw files",
-            source.dir().display()
-        );
+        check_repackable(source, &encoding)?;
+        decoded = Some(Decoded::new(source)?);
     }
     let packed = Tablebase::create_packed(target, variant, encoding)?.marking_draws_like(source)?;
     let sectors = sector_files(source.dir())?;
+    if sectors.is_empty() {
+        bail!("{} holds no sector file to pack", source.dir().display());
+    }
     writeln!(
         out,
         "{:<10} {:>13} {:>13} {:>13} {:>8}",
@@ -45,7 +51,10 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
     )?;
     let (mut positions, mut raw_total, mut packed_total) = (0u64, 0u64, 0u64);
     for &sector in &sectors {
-        let raw = source.sector(sector)?;
+        let raw = match decoded.as_mut() {
+            Some(d) => d.raw_sector(sector)?,
+            None => source.sector(sector)?,
+        };
         let path = target.join(file_name(sector));
         let block_bits = match coder {
             Coder::Pairs => PAIR_BLOCK_BITS,
@@ -82,6 +91,10 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
         positions += n;
         raw_total += raw_bytes;
         packed_total += packed_bytes;
+        if let Some(d) = decoded.as_mut() {
+            drop(raw);
+            d.forget(sector);
+        }
     }
     drop(packed);
     writeln!(
@@ -93,5 +106,28 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
         started.elapsed().as_secs_f64(),
         target.display()
     )?;
+    Ok(())
+}
+
+/// Whether a packed folder can be packed again as asked: one of losses or
+/// loss bits (decoded by a one-ply search), without the move-count rule,
+/// and with plies if plies are asked for.
+fn check_repackable(source: &Tablebase, encoding: &Encoding) -> Result<()> {
+    let dir = source.dir().display();
+    if source.variant().n_move.is_some() {
+        bail!("{dir} is packed under the move-count rule: pack its folder of raw files");
+    }
+    if source.is_wdl_only() && !encoding.wdl_only() {
+        bail!(
+            "{dir} holds win, draw or loss only: it has no plies to pack (pack it with --wdl, or pack its folder of raw files)"
+        );
+    }
+    for sector in sector_files(source.dir())? {
+        if !Decoded::applies(source, sector)? {
+            bail!(
+                "{dir} holds {sector} packed with plain values or predicted loss bits: only a folder of losses (the default packing) or of loss bits (--wdl) is packed again; pack its folder of raw files"
+            );
+        }
+    }
     Ok(())
 }

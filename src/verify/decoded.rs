@@ -20,10 +20,11 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::Checked;
 use super::forward::Forward;
-use crate::db::{Encoding, FileError, Header, ProbeError, Tablebase, write_sector};
+use crate::db::{Encoding, FileError, Header, ProbeError, SectorFile, Tablebase, write_sector};
 use crate::index::SectorKey;
 
 /// A packed folder's sectors decoded into a scratch raw folder, as checks
@@ -137,12 +138,28 @@ impl<'a> Decoded<'a> {
             .filter(|s| !needed.contains(s))
             .collect();
         for s in gone {
-            self.scratch.forget(s);
-            let _ = std::fs::remove_file(self.scratch.path(s));
-            self.decoded.remove(&s);
+            self.forget(s);
         }
         // The packed files' decoded blocks: memory for the next sector.
         self.packed.forget_all();
+    }
+
+    /// `sector`'s values decoded, as a raw sector file of the scratch
+    /// folder (what `pack` of a packed folder packs again); [`Self::forget`]
+    /// removes it.
+    ///
+    /// # Errors
+    /// A missing or damaged file, or one that cannot be written.
+    pub fn raw_sector(&mut self, sector: SectorKey) -> Result<Arc<SectorFile>, ProbeError> {
+        self.decode(sector)?;
+        self.scratch.sector(sector)
+    }
+
+    /// Removes `sector`'s decoded file.
+    pub fn forget(&mut self, sector: SectorKey) {
+        self.scratch.forget(sector);
+        let _ = std::fs::remove_file(self.scratch.path(sector));
+        self.decoded.remove(&sector);
     }
 
     /// Writes `sector`'s values, each found by the packed folder's probe,

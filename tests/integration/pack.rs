@@ -541,6 +541,47 @@ fn packing_as_the_solve_goes_gives_the_same_packed_files() {
     );
 }
 
+/// A packed folder of losses (the default) packs again into any packing
+/// byte for byte as its raw folder does (decoded a sector at a time, each
+/// value as a probe reads it), one of loss bits into win/draw/loss only;
+/// what cannot be had is refused: plies from loss bits, plain values again.
+#[test]
+fn a_packed_folder_packs_again_as_its_raw_folder_does() {
+    let six = Variant::by_name("six").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name);
+    solve_into(&at("raw"), six, Selection::All);
+    pack_folder(&at("raw"), &at("losses"));
+    for (extra, name) in [(&["--wdl"][..], "wdl"), (&["--plain"], "plain")] {
+        pack_folder_as(&at("raw"), &at(name), extra);
+        let again = format!("{name}-again");
+        pack_folder_as(&at("losses"), &at(&again), extra);
+        let sectors = sector_files(&at(name)).unwrap();
+        assert_eq!(sectors, sector_files(&at(&again)).unwrap());
+        for s in sectors {
+            let file = morris::db::file_name(s);
+            let read = |folder: &str| std::fs::read(at(folder).join(&file)).unwrap();
+            assert!(read(name) == read(&again), "{name}: {file}");
+        }
+    }
+    pack_folder_as(&at("wdl"), &at("wdl-again"), &["--wdl"]);
+    let refused = |from: &str, extra: &[&str], says: &str| {
+        let (from, out) = (at(from), at("refused"));
+        let mut args = vec!["pack", "--db", from.to_str().unwrap()];
+        args.extend(["--out", out.to_str().unwrap()]);
+        let run = morris_in(&[&args[..], extra].concat());
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(!run.status.success() && err.contains(says), "{err}");
+    };
+    refused("wdl", &[], "no plies to pack");
+    refused("plain", &["--wdl"], "pack its folder of raw files");
+    // A raw folder emptied by `solve --pack`: its manifest alone.
+    std::fs::create_dir(at("empty")).unwrap();
+    let manifest = "morris-db.txt";
+    std::fs::copy(at("raw").join(manifest), at("empty").join(manifest)).unwrap();
+    refused("empty", &[], "no sector file");
+}
+
 /// Loss bits packed predicted (value encoding 8, each bit "lost" XOR its
 /// model's guess) for every sector of six and standard up to 7 men, whether
 /// or not the prediction is the smaller: every position's mark, value
