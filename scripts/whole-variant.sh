@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# A whole game of a variant too large for its raw files (Morabaraba, Lasker),
+# end to end, packed as it is solved: solve (resumable: run it again after an
+# interruption), then the results the issue asks for, each step printing its
+# time:
+#   - data/VARIANT-sectors.tsv: per sector, positions, wins, losses, draws,
+#     the longest win and loss (the columns of data/standard-sectors.tsv);
+#   - data/VARIANT-start.txt: the start's value and every first move's;
+#   - the win/draw/loss folder, packed again from the packed one;
+#   - the sizes of both, and the longest wins;
+#   - verify --sample of every sector (a full check does not fit the time).
+# Hours to days on two cores: run it in the background, at low priority,
+#   nohup nice -n 19 scripts/whole-variant.sh morabaraba ../dbs > ../dbs/morabaraba.log 2>&1 &
+# The tables go into data/ (DATA=DIR elsewhere, e.g. for a trial on six).
+# Folders: DBS/VARIANT-raw (the raw files still read), DBS/VARIANT (packed,
+# the full values), DBS/VARIANT-wdl (win/draw/loss only).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+variant="${1:?usage: scripts/whole-variant.sh VARIANT [DBS] [SAMPLE]}"
+dbs="${2:-../dbs}"
+sample="${3:-20000}"
+data="${DATA:-data}"
+mkdir -p "$data"
+raw="$dbs/$variant-raw"
+packed="$dbs/$variant"
+wdl="$dbs/$variant-wdl"
+cargo build --release --quiet
+# A copy: rebuilding the checkout while this runs must not change it.
+morris="$dbs/$variant.morris"
+cp target/release/morris "$morris"
+step() { echo "== $(date -u +%FT%TZ) $*"; }
+
+step "solve --all into $raw, packed as it goes into $packed"
+/usr/bin/time -v "$morris" --variant "$variant" solve --all --db "$raw" --pack "$packed"
+
+step "per-sector table"
+table="$data/$variant-sectors.tsv"
+"$morris" stats --db "$packed" --tsv > "$table"
+wc -l "$table"
+tail -1 "$table"
+
+step "the start and its first moves"
+"$morris" probe --db "$packed" start | tee "$data/$variant-start.txt"
+
+step "the longest wins"
+sort -t$'\t' -k6,6nr "$table" | head -5
+
+step "win/draw/loss only, packed again from $packed"
+"$morris" pack --db "$packed" --out "$wdl" --wdl | tail -1
+
+step "sizes"
+for folder in "$packed" "$wdl"; do
+  bytes=$(find "$folder" -name '*.mdb' -printf '%s\n' | awk '{s += $1} END {print s}')
+  echo "$folder: $bytes bytes of sector files ($(du -sh "$folder" | cut -f1) with the stored indices)"
+done
+
+step "verify --sample $sample of every sector"
+/usr/bin/time -v "$morris" verify --db "$packed" --sample "$sample"
+
+step "done"
