@@ -21,6 +21,7 @@ fn main() -> Result<()> {
         selection: Selection::All,
         pack: None,
         pack_coder: morris::db::Coder::DEFAULT,
+        pack_wdl: None,
         without_rule: None,
     };
     // The solve reports its progress by events; this example ignores them.

@@ -6,7 +6,7 @@
 #   - data/VARIANT-sectors.tsv: per sector, positions, wins, losses, draws,
 #     the longest win and loss (the columns of data/standard-sectors.tsv);
 #   - data/VARIANT-start.txt: the start's value and every first move's;
-#   - the win/draw/loss folder, packed again from the packed one;
+#   - the win/draw/loss folder, packed as it goes beside the full values;
 #   - the sizes of both, and the longest wins;
 #   - verify --sample of every sector (a full check does not fit the time).
 # Hours to days on two cores: run it in the background, at low priority,
@@ -30,8 +30,9 @@ morris="$dbs/$variant.morris"
 cp target/release/morris "$morris"
 step() { echo "== $(date -u +%FT%TZ) $*"; }
 
-step "solve --all into $raw, packed as it goes into $packed"
-/usr/bin/time -v "$morris" --variant "$variant" solve --all --db "$raw" --pack "$packed"
+step "solve --all into $raw, packed as it goes into $packed and $wdl"
+/usr/bin/time -v "$morris" --variant "$variant" solve --all --db "$raw" --pack "$packed" \
+  --pack-wdl "$wdl"
 
 step "per-sector table"
 table="$data/$variant-sectors.tsv"
@@ -44,9 +45,6 @@ step "the start and its first moves"
 
 step "the longest wins"
 sort -t$'\t' -k6,6nr "$table" | head -5
-
-step "win/draw/loss only, packed again from $packed"
-"$morris" pack --db "$packed" --out "$wdl" --wdl | tail -1
 
 step "sizes"
 for folder in "$packed" "$wdl"; do

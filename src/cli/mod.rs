@@ -150,6 +150,12 @@ pub enum Command {
         /// pair-coded ones (see `pack --help`).
         #[arg(long, requires = "pack")]
         zstd: bool,
+        /// With --pack: also pack each sector win/draw/loss only into DIR
+        /// (as `pack --wdl` does: loss bits), checked the same way. Sectors
+        /// --pack packed before this was given are decoded from its folder
+        /// into DIR at the end, once nothing they read is raw.
+        #[arg(long, value_name = "DIR", requires = "pack")]
+        pack_wdl: Option<PathBuf>,
         /// Under the move-count rule (--n-move): the same variant's folder
         /// solved without the rule. Each draw with a fresh counter that is
         /// a win or a loss there is stored as a cursed win or a blessed
@@ -523,15 +529,18 @@ pub fn run(cli: Cli) -> Result<()> {
             quiet,
             pack,
             zstd,
+            pack_wdl,
             without_rule,
         } => {
             set_threads(threads)?;
-            let selection = match unit {
-                Some(sector) => morris::Selection::Unit(sector),
-                None => selection.selection(),
+            let selection = unit.map_or_else(|| selection.selection(), morris::Selection::Unit);
+            let folders = solve::Folders {
+                pack: pack.as_deref(),
+                coder: pack_coder(zstd),
+                pack_wdl: pack_wdl.as_deref(),
+                without_rule: without_rule.as_deref(),
             };
-            let folders = (pack.as_deref(), pack_coder(zstd), without_rule.as_deref());
-            run_solve(out, &db.db, selection, folders, quiet, explicit)
+            run_solve(out, &db.db, selection, &folders, quiet, explicit)
         }
         Command::Probe {
             dbs,
@@ -616,14 +625,26 @@ fn run_solve(
     out: &mut dyn Write,
     db: &Path,
     selection: morris::Selection,
-    (pack, coder, without_rule): (Option<&Path>, morris::db::Coder, Option<&Path>),
+    folders: &solve::Folders,
     quiet: bool,
     explicit: Rules,
 ) -> Result<()> {
-    if let Some(target) = pack.filter(|p| same_folder(p, db)) {
+    let packed = [("--pack", folders.pack), ("--pack-wdl", folders.pack_wdl)];
+    for (flag, target) in packed {
+        if let Some(target) = target.filter(|p| same_folder(p, db)) {
+            return Err(Conflict(format!(
+                "{flag} {} is the --db folder: the packed copy goes into a folder of its own",
+                target.display()
+            ))
+            .into());
+        }
+    }
+    if let (Some(pack), Some(wdl)) = (folders.pack, folders.pack_wdl)
+        && same_folder(pack, wdl)
+    {
         return Err(Conflict(format!(
-            "--pack {} is the --db folder: the packed copy goes into a folder of its own",
-            target.display()
+            "--pack-wdl {} is the --pack folder: each packing goes into a folder of its own",
+            wdl.display()
         ))
         .into());
     }
@@ -631,7 +652,6 @@ fn run_solve(
         Some(v) => v,
         None => folder_variant(db)?.unwrap_or(explicit.without_folder()?),
     };
-    let folders = (pack, coder, without_rule);
     solve::solve(out, variant, db, selection, folders, quiet)
 }
 

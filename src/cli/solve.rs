@@ -183,6 +183,10 @@ impl Reporter {
                 "packed {} in {elapsed:.2?} (no unsolved unit reads it any more): raw file removed",
                 names(&sectors)
             )),
+            SolveEvent::CaughtUp { sectors, elapsed } => self.line(format!(
+                "win/draw/loss of {} sectors packed before --pack-wdl was given, decoded from the packed folder, in {elapsed:.2?}",
+                sectors.len()
+            )),
             // Said even under --quiet: a wait on a lock whose holder died on
             // another machine lasts until someone deletes its file.
             SolveEvent::Waiting { sectors } => self.total.suspend(|| note(&format!(
@@ -213,22 +217,35 @@ pub fn names(sectors: &[SectorKey]) -> String {
         .join(" + ")
 }
 
+/// The folders a solve writes besides its own.
+pub struct Folders<'a> {
+    /// `--pack`, and how its blocks are coded (`--zstd`).
+    pub pack: Option<&'a Path>,
+    pub coder: Coder,
+    /// `--pack-wdl`.
+    pub pack_wdl: Option<&'a Path>,
+    /// `--without-rule`.
+    pub without_rule: Option<&'a Path>,
+}
+
 pub fn solve(
     out: &mut dyn Write,
     variant: &'static Variant,
     db: &Path,
     selection: Selection,
-    (pack, pack_coder, without_rule): (Option<&Path>, Coder, Option<&Path>),
+    folders: &Folders,
     quiet: bool,
 ) -> Result<()> {
     let reporter = Reporter::new(quiet);
+    let pack = folders.pack;
     let options = SolveOptions {
         db: db.to_path_buf(),
         variant,
         selection: selection.clone(),
         pack: pack.map(Path::to_path_buf),
-        pack_coder,
-        without_rule: without_rule.map(Path::to_path_buf),
+        pack_coder: folders.coder,
+        pack_wdl: folders.pack_wdl.map(Path::to_path_buf),
+        without_rule: folders.without_rule.map(Path::to_path_buf),
     };
     let summary = morris::solve(&options, &|e| reporter.event(e))?;
     reporter.total.finish_and_clear();
@@ -244,8 +261,11 @@ pub fn solve(
     if let (Some(peak), Some(dir)) = (summary.peak_disk, pack) {
         let _ = writeln!(
             out,
-            "packed into {} (packing took {:.2?} of it); the two folders held at most {} together",
+            "packed into {}{} (packing took {:.2?} of it); the folders held at most {} together",
             dir.display(),
+            folders
+                .pack_wdl
+                .map_or_else(String::new, |w| format!(" and {}", w.display())),
             summary.packing,
             disk_size(peak)
         );

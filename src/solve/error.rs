@@ -18,6 +18,10 @@ pub enum SolveError {
         #[source]
         source: io::Error,
     },
+    #[error(
+        "a folder of win/draw/loss only cannot hold values under the move-count rule (they depend on the plies to the next mill): solve without --pack-wdl"
+    )]
+    WdlUnderRule,
     #[error("{}", not_enough_disk(dir, *needed, *free, *packing))]
     NotEnoughDisk {
         dir: PathBuf,
@@ -74,9 +78,9 @@ impl SolveError {
                 ErrorKind::BadInput
             }
             SolveError::UnitNeedsSectors { .. } => ErrorKind::MissingData,
-            SolveError::MarksMismatch { .. } | SolveError::MarksWithoutRule { .. } => {
-                ErrorKind::Usage
-            }
+            SolveError::MarksMismatch { .. }
+            | SolveError::MarksWithoutRule { .. }
+            | SolveError::WdlUnderRule => ErrorKind::Usage,
             SolveError::MissingDependency { source, .. } | SolveError::Probe(source) => {
                 source.kind()
             }

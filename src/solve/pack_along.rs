@@ -14,9 +14,10 @@ use super::error::SolveError;
 use super::lock::UnitLock;
 use crate::db::{
     Coder, Encoding, FileError, SectorFile, Tablebase, file_name, index_file_name,
-    remove_stale_temp_files, same_values, write_packed_in_blocks,
+    remove_stale_temp_files, same_values, sector_files, write_packed_in_blocks,
 };
 use crate::index::{SectorGraph, SectorKey};
+use crate::verify::decoded::Decoded;
 
 pub(super) struct PackAlong<'a> {
     raw: &'a Tablebase,
@@ -25,6 +26,8 @@ pub(super) struct PackAlong<'a> {
     encoding: Encoding,
     /// How their blocks are coded.
     coder: Coder,
+    /// The folder of win/draw/loss only filled beside it (`--pack-wdl`).
+    wdl: Option<Tablebase>,
     /// Per sector, the sectors whose moves lead into it.
     readers: HashMap<SectorKey, Vec<SectorKey>>,
     /// The most bytes both folders held after a unit.
@@ -37,12 +40,25 @@ impl<'a> PackAlong<'a> {
     pub(super) fn new(
         raw: &'a Tablebase,
         (dir, coder): (&Path, Coder),
+        wdl_dir: Option<&Path>,
         graph: &SectorGraph,
     ) -> Result<Self, SolveError> {
-        let encoding = Encoding::packed(raw.variant(), false, false);
-        let packed =
-            Tablebase::create_packed(dir, raw.variant(), encoding)?.marking_draws_like(raw)?;
+        let variant = raw.variant();
+        if wdl_dir.is_some() && variant.n_move.is_some() {
+            return Err(SolveError::WdlUnderRule);
+        }
+        let encoding = Encoding::packed(variant, false, false);
+        let packed = Tablebase::create_packed(dir, variant, encoding)?.marking_draws_like(raw)?;
         remove_stale_temp_files(dir, &[]);
+        let wdl = match wdl_dir {
+            Some(wdl_dir) => {
+                let encoding = Encoding::packed(variant, true, false);
+                let wdl = Tablebase::create_packed(wdl_dir, variant, encoding)?;
+                remove_stale_temp_files(wdl_dir, &[]);
+                Some(wdl.marking_draws_like(raw)?)
+            }
+            None => None,
+        };
         let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
         for s in graph.sectors() {
             for &child in graph.successors(s) {
@@ -54,6 +70,7 @@ impl<'a> PackAlong<'a> {
             packed,
             encoding,
             coder,
+            wdl,
             readers,
             peak_disk: 0,
         })
@@ -93,34 +110,94 @@ impl<'a> PackAlong<'a> {
                 }
             }
         }
-        let disk = folder_bytes(self.raw.dir())? + folder_bytes(self.packed.dir())?;
+        let mut disk = folder_bytes(self.raw.dir())? + folder_bytes(self.packed.dir())?;
+        if let Some(wdl) = &self.wdl {
+            disk += folder_bytes(wdl.dir())?;
+        }
         self.peak_disk = self.peak_disk.max(disk);
         Ok(packed)
     }
 
     fn pack(&self, sector: SectorKey) -> Result<(), SolveError> {
         let raw = self.raw.sector(sector)?;
-        let path = self.packed.dir().join(file_name(sector));
-        let kept = SectorFile::open(&path, false).is_ok_and(|f| {
-            f.header.encoding == self.encoding
-                && f.header.is_pair_coded() == (self.coder == Coder::Pairs)
-                && f.verify_checksum().is_ok()
-        });
-        if !kept {
-            let (dir, variant) = (self.packed.dir(), self.raw.variant());
-            write_packed_in_blocks(dir, &raw, self.encoding, variant, self.coder)?;
-        }
-        same_values(&raw, &SectorFile::open(&path, false)?, self.raw.variant())?;
-        let index = index_file_name(sector.us_board, sector.them_board);
-        let (from, to) = (self.raw.dir().join(&index), self.packed.dir().join(&index));
-        if from.exists() && !to.exists() {
-            copy_atomically(&from, &to)?;
+        self.pack_into(&self.packed, &raw, self.encoding)?;
+        if let Some(wdl) = &self.wdl {
+            let encoding = Encoding::packed(self.raw.variant(), true, false);
+            self.pack_into(wdl, &raw, encoding)?;
         }
         self.raw.forget(sector);
         drop(raw);
         let raw_path = self.raw.path(sector);
         std::fs::remove_file(&raw_path).map_err(FileError::write(&raw_path))?;
         Ok(())
+    }
+
+    /// Packs one raw sector into `folder` (unless a sound file of the same
+    /// packing is there), checks it value by value, and copies its stored
+    /// index.
+    fn pack_into(
+        &self,
+        folder: &Tablebase,
+        raw: &SectorFile,
+        encoding: Encoding,
+    ) -> Result<(), SolveError> {
+        let sector = raw.header.sector;
+        let path = folder.dir().join(file_name(sector));
+        let kept = SectorFile::open(&path, false).is_ok_and(|f| {
+            f.header.encoding == encoding
+                && f.header.is_pair_coded() == (self.coder == Coder::Pairs)
+                && f.verify_checksum().is_ok()
+        });
+        let variant = self.raw.variant();
+        if !kept {
+            write_packed_in_blocks(folder.dir(), raw, encoding, variant, self.coder)?;
+        }
+        same_values(raw, &SectorFile::open(&path, false)?, variant)?;
+        let index = index_file_name(sector.us_board, sector.them_board);
+        let (from, to) = (self.raw.dir().join(&index), folder.dir().join(&index));
+        if from.exists() && !to.exists() {
+            copy_atomically(&from, &to)?;
+        }
+        Ok(())
+    }
+
+    /// With `--pack-wdl`: the sectors of the packed folder that the folder
+    /// of win/draw/loss lacks (packed before it was asked for), decoded
+    /// from the packed folder (as `morris pack` of a packed folder does)
+    /// where nothing they read is raw any more; returns those written.
+    pub(super) fn catch_up_wdl(&self) -> Result<Vec<SectorKey>, SolveError> {
+        let Some(wdl) = &self.wdl else {
+            return Ok(Vec::new());
+        };
+        let mut written = Vec::new();
+        let mut decoded: Option<Decoded> = None;
+        let encoding = Encoding::packed(self.raw.variant(), true, false);
+        for sector in sector_files(self.packed.dir())? {
+            if wdl.has_sector(sector)
+                || self.raw.has_sector(sector)
+                || !Decoded::applies(&self.packed, sector)?
+            {
+                continue;
+            }
+            let decoder = match &mut decoded {
+                Some(d) => d,
+                None => decoded.insert(Decoded::new(&self.packed)?),
+            };
+            let values = decoder.raw_sector(sector)?;
+            let (dir, variant) = (wdl.dir(), self.raw.variant());
+            write_packed_in_blocks(dir, &values, encoding, variant, self.coder)?;
+            let path = dir.join(file_name(sector));
+            same_values(&values, &SectorFile::open(&path, false)?, variant)?;
+            let index = index_file_name(sector.us_board, sector.them_board);
+            let (from, to) = (self.packed.dir().join(&index), dir.join(&index));
+            if from.exists() && !to.exists() {
+                copy_atomically(&from, &to)?;
+            }
+            drop(values);
+            decoder.forget(sector);
+            written.push(sector);
+        }
+        Ok(written)
     }
 }
 

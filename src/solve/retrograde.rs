@@ -438,6 +438,7 @@ mod tests {
             selection: Selection::Sectors(vec![key(3, 4), key(4, 3)]),
             pack: None,
             pack_coder: crate::db::Coder::DEFAULT,
+            pack_wdl: None,
             without_rule: None,
         };
         solve(&options, &|_| {}).unwrap();

@@ -120,6 +120,11 @@ pub struct SolveOptions {
     /// How those packed files' blocks are coded: `Coder::DEFAULT` (pair
     /// coded, what `morris pack` writes) or `Coder::ZSTD` (`pack --zstd`).
     pub pack_coder: Coder,
+    /// With `pack`: a second packed folder, of win/draw/loss only (loss
+    /// bits, what `morris pack --wdl` writes), filled the same way. Sectors
+    /// packed before it was given are decoded from `pack` into it at the
+    /// end, once nothing they read is raw.
+    pub pack_wdl: Option<PathBuf>,
     /// Under the move-count rule, the same variant's folder without the
     /// rule: each fresh draw that is a win or a loss there is written as a
     /// cursed win or a blessed loss, so the folder alone tells them apart.
@@ -156,6 +161,12 @@ pub enum SolveEvent<'a> {
     Packed {
         sectors: Vec<SectorKey>,
         /// Packing, checking and removing them took this long.
+        elapsed: Duration,
+    },
+    /// Under `pack_wdl`, sectors packed before it was asked for, decoded
+    /// from the packed folder into the folder of win/draw/loss only.
+    CaughtUp {
+        sectors: Vec<SectorKey>,
         elapsed: Duration,
     },
     /// Another process holds the unit's lock: this one waits for it.
@@ -302,6 +313,15 @@ pub fn solve(
         tablebase.forget_all();
         SectorIndex::release_cached();
     }
+    if let Some(along) = &along {
+        let started = Instant::now();
+        let sectors = along.catch_up_wdl()?;
+        if !sectors.is_empty() {
+            let elapsed = started.elapsed();
+            summary.packing += elapsed;
+            on_event(SolveEvent::CaughtUp { sectors, elapsed });
+        }
+    }
     summary.elapsed = started.elapsed();
     Ok(summary)
 }
@@ -392,13 +412,18 @@ fn start_packing_along<'a>(
     let Some(dir) = &options.pack else {
         return Ok(None);
     };
-    PackAlong::new(tablebase, (dir, options.pack_coder), graph)
-        .map(Some)
-        .inspect_err(|_| {
-            if made_here {
-                remove_empty_folder(&options.db);
-            }
-        })
+    PackAlong::new(
+        tablebase,
+        (dir, options.pack_coder),
+        options.pack_wdl.as_deref(),
+        graph,
+    )
+    .map(Some)
+    .inspect_err(|_| {
+        if made_here {
+            remove_empty_folder(&options.db);
+        }
+    })
 }
 
 /// The sectors a unit's moves lead to outside it, in order, each once.

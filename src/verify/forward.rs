@@ -717,6 +717,7 @@ mod tests {
                 selection: Selection::Sectors(sectors.clone()),
                 pack: None,
                 pack_coder: crate::db::Coder::DEFAULT,
+                pack_wdl: None,
                 without_rule: None,
             };
             solve(&options, &|_| {}).unwrap();

@@ -504,6 +504,7 @@ fn compare_categories(
             selection: selection.clone(),
             pack,
             pack_coder: morris::db::Coder::DEFAULT,
+            pack_wdl: None,
             without_rule: Some(plain_dir.clone()),
         };
         morris::solve(&options, &|_| {}).unwrap();

@@ -12,6 +12,7 @@ mod index;
 mod move_count;
 mod naive;
 mod pack;
+mod pack_wdl;
 mod plan;
 mod probe;
 mod rules;

@@ -179,6 +179,7 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
                 selection: Selection::MaxMen(6),
                 pack: None,
                 pack_coder: morris::db::Coder::DEFAULT,
+                pack_wdl: None,
                 without_rule: None,
             },
             &|_| {},

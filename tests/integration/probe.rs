@@ -25,6 +25,7 @@ fn solve_six(dir: &std::path::Path) {
             selection: Selection::All,
             pack: None,
             pack_coder: morris::db::Coder::DEFAULT,
+            pack_wdl: None,
             without_rule: None,
         },
         &|_| {},
