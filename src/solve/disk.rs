@@ -19,11 +19,15 @@ use crate::rules::Variant;
 /// sectors of 498 measured: about 4.2 GB).
 pub const PACKED_FRACTION: f64 = 0.16;
 
+/// The same for the win/draw/loss folder of `solve --pack-wdl` (loss bits,
+/// pair-coded), rounded up: the whole standard game's took 1.05 GB.
+pub const WDL_PACKED_FRACTION: f64 = 0.04;
+
 /// The sector files a solve of `units`, in that order, adds at most.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct DiskPeak {
     /// Raw and packed files together at the peak (packed files estimated
-    /// at [`PACKED_FRACTION`] of their raw files).
+    /// at the timeline's fraction of their raw files).
     pub bytes: u64,
     /// The raw files alone at their own peak. Their sizes are exact (but
     /// for the few positions a file keeps in its overflow table, and the
@@ -40,7 +44,8 @@ pub(crate) struct DiskPeak {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DiskForecast {
     /// The most it adds, raw and packed files together (the packed
-    /// estimated at [`PACKED_FRACTION`] of their raw files).
+    /// estimated at [`PACKED_FRACTION`] of their raw files, and
+    /// [`WDL_PACKED_FRACTION`] more with `pack_wdl`).
     pub needed: u64,
     /// The free space of the raw folder's disk, where the system says.
     pub free: Option<u64>,
@@ -63,14 +68,15 @@ pub(crate) struct DiskTimeline {
 }
 
 impl DiskTimeline {
-    /// The timeline of `units` in order; `pack`: packing as it goes, else
-    /// every raw file stays; `solved`: whether a sector's file is already
-    /// there (raw or packed).
+    /// The timeline of `units` in order; `packed_fraction`: packing as it
+    /// goes, the packed folders' bytes over the raw files' (else every raw
+    /// file stays); `solved`: whether a sector's file is already there (raw
+    /// or packed).
     pub(crate) fn new(
         variant: &Variant,
         graph: &SectorGraph,
         units: &[Vec<SectorKey>],
-        pack: bool,
+        packed_fraction: Option<f64>,
         solved: &dyn Fn(SectorKey) -> bool,
     ) -> DiskTimeline {
         let raw_len = |s: SectorKey| {
@@ -89,7 +95,7 @@ impl DiskTimeline {
         // The unit after which each sector is packed: its own, or that of
         // its last reader; never while a reader is left out of the units.
         let mut packed_after: Vec<Vec<SectorKey>> = vec![Vec::new(); units.len()];
-        if pack {
+        if packed_fraction.is_some() {
             let mut last_reader: HashMap<SectorKey, Option<usize>> =
                 unit_of.iter().map(|(s, &i)| (*s, Some(i))).collect();
             for reader in graph.sectors() {
@@ -114,7 +120,7 @@ impl DiskTimeline {
             at_peak.push((raw, packed));
             for s in freed {
                 raw -= raw_len(*s);
-                packed += (raw_len(*s) as f64 * PACKED_FRACTION) as u64;
+                packed += (raw_len(*s) as f64 * packed_fraction.unwrap_or(0.0)) as u64;
             }
         }
         // The packing after the last unit, as a moment of its own.
@@ -241,12 +247,12 @@ mod tests {
         let graph = SectorGraph::reachable(six);
         let units = graph.units();
         let total: u64 = units.iter().flatten().map(|s| raw_len(six, s)).sum();
-        let raw = DiskTimeline::new(six, &graph, &units, false, &|_| false).peak();
+        let raw = DiskTimeline::new(six, &graph, &units, None, &|_| false).peak();
         assert_eq!(
             (raw.bytes, raw.raw_bytes, raw.packed_bytes),
             (total, total, 0)
         );
-        let timeline = DiskTimeline::new(six, &graph, &units, true, &|_| false);
+        let timeline = DiskTimeline::new(six, &graph, &units, Some(PACKED_FRACTION), &|_| false);
         let packed = timeline.peak();
         assert!(packed.bytes < total, "{packed:?} against {total}");
         let estimate = (total as f64 * PACKED_FRACTION) as u64;
@@ -279,7 +285,8 @@ mod tests {
         let graph = SectorGraph::reachable(standard);
         let units = graph.units_for(&["6-6".parse().unwrap()]);
         let total: u64 = units.iter().flatten().map(|s| raw_len(standard, s)).sum();
-        let timeline = DiskTimeline::new(standard, &graph, &units, true, &|_| false);
+        let timeline =
+            DiskTimeline::new(standard, &graph, &units, Some(PACKED_FRACTION), &|_| false);
         assert!(timeline.packed_after.iter().all(Vec::is_empty));
         assert_eq!(timeline.peak().raw_bytes, total);
     }
@@ -294,17 +301,18 @@ mod tests {
         let units = graph.units();
         let half: Vec<SectorKey> = units[..units.len() / 2].concat();
         let solved = |s: SectorKey| half.contains(&s);
-        let resumed = DiskTimeline::new(six, &graph, &units, false, &solved).peak();
+        let resumed = DiskTimeline::new(six, &graph, &units, None, &solved).peak();
         let left: u64 = units[units.len() / 2..]
             .iter()
             .flatten()
             .map(|s| raw_len(six, s))
             .sum();
         assert_eq!(resumed.raw_bytes, left);
-        let fresh = DiskTimeline::new(six, &graph, &units, true, &|_| false).peak();
-        let packing = DiskTimeline::new(six, &graph, &units, true, &solved).peak();
+        let fresh =
+            DiskTimeline::new(six, &graph, &units, Some(PACKED_FRACTION), &|_| false).peak();
+        let packing = DiskTimeline::new(six, &graph, &units, Some(PACKED_FRACTION), &solved).peak();
         assert!(packing.bytes < fresh.bytes && packing.raw_bytes <= fresh.raw_bytes);
-        let done = DiskTimeline::new(six, &graph, &units, true, &|_| true).peak();
+        let done = DiskTimeline::new(six, &graph, &units, Some(PACKED_FRACTION), &|_| true).peak();
         assert_eq!((done.bytes, done.raw_bytes), (0, 0));
     }
 

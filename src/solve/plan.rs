@@ -220,7 +220,7 @@ pub fn plan(
         }
     }
     let critical_path = critical_path(&planned, &reads_of);
-    let timeline = DiskTimeline::new(variant, &graph, &units, true, &|_| false);
+    let timeline = DiskTimeline::new(variant, &graph, &units, Some(PACKED_FRACTION), &|_| false);
     let disk = timeline.peak();
     for (unit, packs) in planned.iter_mut().zip(&timeline.packed_after) {
         unit.packs = packs.iter().map(|s| s.to_string()).collect();

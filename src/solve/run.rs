@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::cells::SolvedSector;
-use super::disk::{DiskForecast, DiskTimeline, free_disk_bytes, refuse_if_short, same_disk};
+use super::disk::{
+    DiskForecast, DiskTimeline, PACKED_FRACTION, WDL_PACKED_FRACTION, free_disk_bytes,
+    refuse_if_short, same_disk,
+};
 use super::error::SolveError;
 use super::lock::UnitLock;
 use super::marks;
@@ -371,7 +374,13 @@ fn check_disk(
         let name = file_name(s);
         options.db.join(&name).is_file() || pack.is_some_and(|p| p.join(&name).is_file())
     };
-    let peak = DiskTimeline::new(options.variant, graph, units, pack.is_some(), &solved).peak();
+    let wdl = if options.pack_wdl.is_some() {
+        WDL_PACKED_FRACTION
+    } else {
+        0.0
+    };
+    let fraction = pack.map(|_| PACKED_FRACTION + wdl);
+    let peak = DiskTimeline::new(options.variant, graph, units, fraction, &solved).peak();
     let free = free_disk_bytes(&options.db);
     refuse_if_short(peak, free, &options.db, pack.is_some())?;
     let short = match pack {
