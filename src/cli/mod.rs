@@ -151,9 +151,11 @@ pub enum Command {
         #[arg(long, requires = "pack")]
         zstd: bool,
         /// With --pack: also pack each sector win/draw/loss only into DIR
-        /// (as `pack --wdl` does: loss bits), checked the same way. Sectors
-        /// --pack packed before this was given are decoded from its folder
-        /// into DIR at the end, once nothing they read is raw.
+        /// (as `pack --wdl` does: loss bits, zstd-coded with --zstd),
+        /// checked the same way. At the end of the solve (of each --unit
+        /// job too), the sectors --pack packed before this was given are
+        /// decoded from its folder into DIR, those whose successors are all
+        /// packed (the others at a later solve).
         #[arg(long, value_name = "DIR", requires = "pack")]
         pack_wdl: Option<PathBuf>,
         /// Under the move-count rule (--n-move): the same variant's folder
@@ -222,11 +224,11 @@ pub enum Command {
     /// search over the children, so probes are about five times slower
     /// than with --plain, for files about a third of the size (the
     /// standard game up to 7-7: 0.95 bits per position). Each file is
-    /// checked against its raw one as it is written. Resumable. A folder
-    /// packed this way (or with --wdl alone) packs again into any other
-    /// packing, each sector decoded in turn in the system's temporary
-    /// folder: the same files as from the raw folder (win/draw/loss only
-    /// from loss bits).
+    /// checked against its raw one as it is written. Resumable. A whole
+    /// folder packed this way packs again into any other packing, each
+    /// sector decoded in turn in the system's temporary folder: the same
+    /// files as from the raw folder; one of loss bits (--wdl) into two-bit
+    /// codes (--plain --wdl).
     Pack {
         #[command(flatten)]
         db: DbArg,

@@ -11,12 +11,14 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use morris::Tablebase;
+use morris::index::SectorGraph;
 use morris::verify::decoded::Decoded;
 
 use super::PackHow;
 use morris::db::{
     Coder, Encoding, PACKED_BLOCK_BYTES_BITS, PAIR_BLOCK_BITS, SectorFile, file_name,
-    folder_storage, index_file_name, same_values, sector_files, write_packed_in_blocks,
+    folder_storage, index_file_name, raw_file_len, same_values, sector_files,
+    write_packed_in_blocks,
 };
 
 pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHow) -> Result<()> {
@@ -25,11 +27,9 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
     let started = Instant::now();
     let variant = source.variant();
     let encoding = Encoding::packed(variant, wdl_only, plain);
-    if encoding.wdl_only() && variant.n_move.is_some() {
-        bail!(
-            "{} holds values under the move-count rule: a value there depends on its plies to the next mill, so it cannot be packed win/draw/loss only (pack it without --wdl)",
-            source.dir().display()
-        );
+    let sectors = sector_files(source.dir())?;
+    if sectors.is_empty() {
+        bail!("{} holds no sector file to pack", source.dir().display());
     }
     // A packed folder of losses (the default) or loss bits is decoded a
     // sector at a time (each value from the packed files, as a probe reads
@@ -39,11 +39,13 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
         check_repackable(source, &encoding)?;
         decoded = Some(Decoded::new(source)?);
     }
-    let packed = Tablebase::create_packed(target, variant, encoding)?.marking_draws_like(source)?;
-    let sectors = sector_files(source.dir())?;
-    if sectors.is_empty() {
-        bail!("{} holds no sector file to pack", source.dir().display());
+    if encoding.wdl_only() && variant.n_move.is_some() {
+        bail!(
+            "{} holds values under the move-count rule: a value there depends on its plies to the next mill, so it cannot be packed win/draw/loss only (pack it without --wdl)",
+            source.dir().display()
+        );
     }
+    let packed = Tablebase::create_packed(target, variant, encoding)?.marking_draws_like(source)?;
     writeln!(
         out,
         "{:<10} {:>13} {:>13} {:>13} {:>8}",
@@ -51,10 +53,6 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
     )?;
     let (mut positions, mut raw_total, mut packed_total) = (0u64, 0u64, 0u64);
     for &sector in &sectors {
-        let raw = match decoded.as_mut() {
-            Some(d) => d.raw_sector(sector)?,
-            None => source.sector(sector)?,
-        };
         let path = target.join(file_name(sector));
         let block_bits = match coder {
             Coder::Pairs => PAIR_BLOCK_BITS,
@@ -68,20 +66,37 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
                 && f.header.block_bits() == block_bits
                 && f.header.is_pair_coded() == (coder == Coder::Pairs)
         });
-        if !done {
+        // Packed already (a resumed pack): read, not decoded again.
+        let n = if done {
+            SectorFile::open(&path, false)?.header.positions()
+        } else {
+            let raw = match decoded.as_mut() {
+                Some(d) => d.raw_sector(sector)?,
+                None => source.sector(sector)?,
+            };
             write_packed_in_blocks(target, &raw, encoding, variant, coder)?;
             // Lossless, checked: every value read back equals the raw one.
             same_values(&raw, &SectorFile::open(&path, false)?, variant)?;
-        }
+            let n = raw.header.positions();
+            if let Some(d) = decoded.as_mut() {
+                drop(raw);
+                d.forget(sector);
+            }
+            n
+        };
         // The stored index is copied as it is.
         let index = index_file_name(sector.us_board, sector.them_board);
         if !target.join(&index).exists() && source.dir().join(&index).exists() {
-            std::fs::copy(source.dir().join(&index), target.join(&index))
+            let temp = target.join(format!("{index}.tmp.{}", std::process::id()));
+            std::fs::copy(source.dir().join(&index), &temp)
+                .and_then(|_| std::fs::rename(&temp, target.join(&index)))
                 .with_context(|| format!("cannot copy {index}"))?;
         }
-        let raw_bytes = std::fs::metadata(raw.path())?.len();
+        let raw_bytes = match decoded {
+            Some(_) => raw_file_len(variant, sector, n),
+            None => std::fs::metadata(source.path(sector))?.len(),
+        };
         let packed_bytes = std::fs::metadata(&path)?.len();
-        let n = raw.header.positions();
         writeln!(
             out,
             "{:<10} {n:>13} {raw_bytes:>13} {packed_bytes:>13} {:>8.3}",
@@ -91,10 +106,6 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
         positions += n;
         raw_total += raw_bytes;
         packed_total += packed_bytes;
-        if let Some(d) = decoded.as_mut() {
-            drop(raw);
-            d.forget(sector);
-        }
     }
     drop(packed);
     writeln!(
@@ -119,10 +130,23 @@ fn check_repackable(source: &Tablebase, encoding: &Encoding) -> Result<()> {
     }
     if source.is_wdl_only() && !encoding.wdl_only() {
         bail!(
-            "{dir} holds win, draw or loss only: it has no plies to pack (pack it with --wdl, or pack its folder of raw files)"
+            "{dir} holds win, draw or loss only: it has no plies to pack (pack it with --plain --wdl, or pack its folder of raw files)"
         );
     }
+    // Loss bits record the longest win, which loss bits cannot give.
+    if source.is_wdl_only() && encoding.losses_only() {
+        bail!(
+            "{dir} holds loss bits already, and loss bits packed again would lose the longest win they record: pack it with --plain --wdl, or pack its folder of raw files"
+        );
+    }
+    let graph = SectorGraph::reachable(source.variant());
     for sector in sector_files(source.dir())? {
+        let read = graph.successors(sector).iter();
+        if let Some(lacking) = read.copied().find(|c| !source.has_sector(*c)) {
+            bail!(
+                "{dir} lacks {lacking}, which {sector} reads: a packed folder is packed again whole (finish the solve that packs it first)"
+            );
+        }
         if !Decoded::applies(source, sector)? {
             bail!(
                 "{dir} holds {sector} packed with plain values or predicted loss bits: only a folder of losses (the default packing) or of loss bits (--wdl) is packed again; pack its folder of raw files"

@@ -28,8 +28,10 @@ pub(super) struct PackAlong<'a> {
     coder: Coder,
     /// The folder of win/draw/loss only filled beside it (`--pack-wdl`).
     wdl: Option<Tablebase>,
-    /// Per sector, the sectors whose moves lead into it.
+    /// Per sector, the sectors whose moves lead into it, and those it
+    /// leads into.
     readers: HashMap<SectorKey, Vec<SectorKey>>,
+    successors: HashMap<SectorKey, Vec<SectorKey>>,
     /// The most bytes both folders held after a unit.
     pub(super) peak_disk: u64,
 }
@@ -60,10 +62,12 @@ impl<'a> PackAlong<'a> {
             None => None,
         };
         let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
+        let mut successors: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
         for s in graph.sectors() {
             for &child in graph.successors(s) {
                 readers.entry(child).or_default().push(s);
             }
+            successors.insert(s, graph.successors(s).to_vec());
         }
         Ok(PackAlong {
             raw,
@@ -72,6 +76,7 @@ impl<'a> PackAlong<'a> {
             coder,
             wdl,
             readers,
+            successors,
             peak_disk: 0,
         })
     }
@@ -144,7 +149,7 @@ impl<'a> PackAlong<'a> {
         let sector = raw.header.sector;
         let path = folder.dir().join(file_name(sector));
         let kept = SectorFile::open(&path, false).is_ok_and(|f| {
-            f.header.encoding == encoding
+            f.header.encoding.as_requested() == encoding
                 && f.header.is_pair_coded() == (self.coder == Coder::Pairs)
                 && f.verify_checksum().is_ok()
         });
@@ -164,7 +169,9 @@ impl<'a> PackAlong<'a> {
     /// With `--pack-wdl`: the sectors of the packed folder that the folder
     /// of win/draw/loss lacks (packed before it was asked for), decoded
     /// from the packed folder (as `morris pack` of a packed folder does)
-    /// where nothing they read is raw any more; returns those written.
+    /// where everything they read is packed; returns those written. (Not
+    /// under a lock: two jobs of a workflow finishing together may both
+    /// decode a sector, and write the same file.)
     pub(super) fn catch_up_wdl(&self) -> Result<Vec<SectorKey>, SolveError> {
         let Some(wdl) = &self.wdl else {
             return Ok(Vec::new());
@@ -172,9 +179,18 @@ impl<'a> PackAlong<'a> {
         let mut written = Vec::new();
         let mut decoded: Option<Decoded> = None;
         let encoding = Encoding::packed(self.raw.variant(), true, false);
+        let variant = self.raw.variant();
+        // Decoded from the packed folder alone: every sector it reads is there.
+        let all_packed = |sector: SectorKey| {
+            self.successors.get(&sector).is_some_and(|read| {
+                read.iter()
+                    .all(|c| self.packed.has_sector(*c) && !self.raw.has_sector(*c))
+            })
+        };
         for sector in sector_files(self.packed.dir())? {
             if wdl.has_sector(sector)
                 || self.raw.has_sector(sector)
+                || !all_packed(sector)
                 || !Decoded::applies(&self.packed, sector)?
             {
                 continue;
@@ -183,16 +199,17 @@ impl<'a> PackAlong<'a> {
                 Some(d) => d,
                 None => decoded.insert(Decoded::new(&self.packed)?),
             };
-            let values = decoder.raw_sector(sector)?;
-            let (dir, variant) = (wdl.dir(), self.raw.variant());
-            write_packed_in_blocks(dir, &values, encoding, variant, self.coder)?;
-            let path = dir.join(file_name(sector));
-            same_values(&values, &SectorFile::open(&path, false)?, variant)?;
+            // The index first: a sector file without it is never revisited.
+            let dir = wdl.dir();
             let index = index_file_name(sector.us_board, sector.them_board);
             let (from, to) = (self.packed.dir().join(&index), dir.join(&index));
             if from.exists() && !to.exists() {
                 copy_atomically(&from, &to)?;
             }
+            let values = decoder.raw_sector(sector)?;
+            write_packed_in_blocks(dir, &values, encoding, variant, self.coder)?;
+            let path = dir.join(file_name(sector));
+            same_values(&values, &SectorFile::open(&path, false)?, variant)?;
             drop(values);
             decoder.forget(sector);
             written.push(sector);

@@ -84,6 +84,7 @@ impl<'a> Decoded<'a> {
             0 => format!("morris-verify-{}", std::process::id()),
             n => format!("morris-verify-{}-{n}", std::process::id()),
         };
+        remove_dead_scratch_folders();
         let dir = std::env::temp_dir().join(name);
         if dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(FileError::write(&dir))?;
@@ -179,6 +180,29 @@ impl<'a> Decoded<'a> {
         )?;
         self.decoded.insert(sector);
         Ok(())
+    }
+}
+
+/// Removes the scratch folders of checks whose process is gone (killed
+/// before its `Drop` ran): each may hold a decoded sector of a gigabyte.
+fn remove_dead_scratch_folders() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let Some(rest) = name.strip_prefix("morris-verify-") else {
+            continue;
+        };
+        let pid = rest.split('-').next().unwrap_or("");
+        let gone = pid.parse::<u32>().is_ok_and(|pid| {
+            cfg!(target_os = "linux")
+                && pid != std::process::id()
+                && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+        });
+        if gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 

@@ -544,7 +544,7 @@ fn packing_as_the_solve_goes_gives_the_same_packed_files() {
 
 /// A packed folder of losses (the default) packs again into any packing
 /// byte for byte as its raw folder does (decoded a sector at a time, each
-/// value as a probe reads it), one of loss bits into win/draw/loss only;
+/// value as a probe reads it), one of loss bits into two-bit codes;
 /// what cannot be had is refused: plies from loss bits, plain values again.
 #[test]
 fn a_packed_folder_packs_again_as_its_raw_folder_does() {
@@ -565,7 +565,14 @@ fn a_packed_folder_packs_again_as_its_raw_folder_does() {
             assert!(read(name) == read(&again), "{name}: {file}");
         }
     }
-    pack_folder_as(&at("wdl"), &at("wdl-again"), &["--wdl"]);
+    // Loss bits decoded into two-bit codes: those of the raw folder.
+    pack_folder_as(&at("raw"), &at("codes"), &["--plain", "--wdl"]);
+    pack_folder_as(&at("wdl"), &at("codes-again"), &["--plain", "--wdl"]);
+    for s in sector_files(&at("wdl")).unwrap() {
+        let file = morris::db::file_name(s);
+        let read = |folder: &str| std::fs::read(at(folder).join(&file)).unwrap();
+        assert!(read("codes") == read("codes-again"), "{file}");
+    }
     let refused = |from: &str, extra: &[&str], says: &str| {
         let (from, out) = (at(from), at("refused"));
         let mut args = vec!["pack", "--db", from.to_str().unwrap()];
@@ -575,6 +582,7 @@ fn a_packed_folder_packs_again_as_its_raw_folder_does() {
         assert!(!run.status.success() && err.contains(says), "{err}");
     };
     refused("wdl", &[], "no plies to pack");
+    refused("wdl", &["--wdl"], "loss bits already");
     refused("plain", &["--wdl"], "pack its folder of raw files");
     // A raw folder emptied by `solve --pack`: its manifest alone.
     std::fs::create_dir(at("empty")).unwrap();

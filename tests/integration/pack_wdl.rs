@@ -24,8 +24,9 @@ fn same_sector_files(a: &Path, b: &Path) {
     }
 }
 
-fn solve_six(raw: &Path, pack: &Path, wdl: Option<&Path>) -> (i32, String) {
-    let mut args = vec!["--variant", "six", "solve", "--all"];
+fn solve_six(raw: &Path, pack: &Path, wdl: Option<&Path>, selection: &str) -> (i32, String) {
+    let mut args = vec!["--variant", "six", "solve"];
+    args.extend(selection.split(' '));
     args.extend([
         "--db",
         raw.to_str().unwrap(),
@@ -41,8 +42,11 @@ fn solve_six(raw: &Path, pack: &Path, wdl: Option<&Path>) -> (i32, String) {
 
 /// The folder of win/draw/loss that a solve packs as it goes is the one
 /// `pack --wdl` writes from the raw folder, and passes `verify`; a solve
-/// interrupted without it and resumed with it decodes the sectors packed
-/// before from the packed folder, to the same files.
+/// that packed without it and is run again with it decodes the sectors
+/// packed before from the packed folder, to the same files: all of them
+/// after a whole solve, some after a smaller one (the rest packed along);
+/// after a solve of a few sectors, those whose successors are packed (the
+/// others wait: what they read is still raw).
 #[test]
 fn win_draw_loss_packed_as_the_solve_goes_is_what_pack_writes() {
     let six = Variant::by_name("six").unwrap();
@@ -50,43 +54,58 @@ fn win_draw_loss_packed_as_the_solve_goes_is_what_pack_writes() {
     let at = |name: &str| dir.path().join(name);
     solve_into(&at("raw"), six, Selection::All);
     pack_folder_as(&at("raw"), &at("wdl"), &["--wdl"]);
+    let whole = sector_files(&at("wdl")).unwrap().len();
 
-    let (code, log) = solve_six(&at("raw2"), &at("packed2"), Some(&at("wdl2")));
+    let (code, log) = solve_six(&at("raw2"), &at("packed2"), Some(&at("wdl2")), "--all");
     assert_eq!(code, 0, "{log}");
-    assert!(
-        log.contains("and ") && log.contains("held at most"),
-        "{log}"
+    let both = format!(
+        "packed into {} and {}",
+        at("packed2").display(),
+        at("wdl2").display()
     );
+    assert!(log.contains(&both), "{log}");
     assert!(sector_files(&at("raw2")).unwrap().is_empty());
     same_sector_files(&at("wdl"), &at("wdl2"));
     verify_passes(&at("wdl2"), false);
 
-    // Stopped part way without --pack-wdl, then resumed with it.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_morris"))
-        .args(["--variant", "six", "solve", "--all", "--quiet", "--db"])
-        .args([at("raw3"), "--pack".into(), at("packed3")])
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1200));
-    child.kill().unwrap();
-    child.wait().unwrap();
-    // Those whose raw file is gone are decoded (one whose raw file was not
-    // yet removed is packed again from it).
-    let raw_left = sector_files(&at("raw3")).unwrap_or_default();
-    let decoded = sector_files(&at("packed3"))
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|s| !raw_left.contains(s))
-        .count();
-    let (code, log) = solve_six(&at("raw3"), &at("packed3"), Some(&at("wdl3")));
+    // Solved whole without it, then asked for it: every sector decoded.
+    let (code, log) = solve_six(&at("raw3"), &at("packed3"), None, "--all");
     assert_eq!(code, 0, "{log}");
-    if decoded > 0 {
-        assert!(
-            log.contains(&format!("win/draw/loss of {decoded} sectors")),
-            "{log}"
-        );
-    }
+    let (code, log) = solve_six(&at("raw3"), &at("packed3"), Some(&at("wdl3")), "--all");
+    assert_eq!(code, 0, "{log}");
+    assert!(
+        log.contains(&format!("win/draw/loss of {whole} sectors")),
+        "{log}"
+    );
     same_sector_files(&at("wdl"), &at("wdl3"));
+
+    // Part solved without it, the rest with it.
+    let (raw, packed, wdl) = (at("raw4"), at("packed4"), at("wdl4"));
+    let (code, log) = solve_six(&raw, &packed, None, "--sectors 4+2-4+1");
+    assert_eq!(code, 0, "{log}");
+    let before = sector_files(&packed).unwrap().len();
+    assert!(before > 0 && before < whole);
+    let (code, log) = solve_six(&raw, &packed, Some(&wdl), "--all");
+    assert_eq!(code, 0, "{log}");
+    assert!(
+        log.contains(&format!("win/draw/loss of {before} sectors")),
+        "{log}"
+    );
+    same_sector_files(&at("wdl"), &wdl);
+
+    // A few sectors: what can be decoded is, the same as the whole game's.
+    let (raw, packed, wdl) = (at("raw5"), at("packed5"), at("wdl5"));
+    let (code, log) = solve_six(&raw, &packed, None, "--sectors 3+3-3+3");
+    assert_eq!(code, 0, "{log}");
+    let (code, log) = solve_six(&raw, &packed, Some(&wdl), "--sectors 3+3-3+3");
+    assert_eq!(code, 0, "{log}");
+    let decoded = sector_files(&wdl).unwrap();
+    assert!(!decoded.is_empty() && decoded.len() < sector_files(&packed).unwrap().len());
+    for s in decoded {
+        let name = file_name(s);
+        let read = |folder: &Path| std::fs::read(folder.join(&name)).unwrap();
+        assert!(read(&at("wdl")) == read(&wdl), "{name}");
+    }
 }
 
 /// What cannot be: the win/draw/loss folder in the packed one's place,
