@@ -126,7 +126,7 @@ pub struct SolveOptions {
     /// With `pack`: a second packed folder, of win/draw/loss only (loss
     /// bits, what `morris pack --wdl` writes), filled the same way. Sectors
     /// packed before it was given are decoded from `pack` into it at the
-    /// end, once nothing they read is raw.
+    /// end, those whose successors are all packed.
     pub pack_wdl: Option<PathBuf>,
     /// Under the move-count rule, the same variant's folder without the
     /// rule: each fresh draw that is a win or a loss there is written as a
