@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 use morris::Tablebase;
 use morris::index::SectorGraph;
@@ -16,9 +16,8 @@ use morris::verify::decoded::Decoded;
 
 use super::PackHow;
 use morris::db::{
-    Coder, Encoding, PACKED_BLOCK_BYTES_BITS, PAIR_BLOCK_BITS, SectorFile, file_name,
-    folder_storage, index_file_name, raw_file_len, same_values, sector_files,
-    write_packed_in_blocks,
+    Coder, Encoding, PACKED_BLOCK_BYTES_BITS, PAIR_BLOCK_BITS, SectorFile, copy_stored_index,
+    file_name, folder_storage, raw_file_len, same_values, sector_files, write_packed_in_blocks,
 };
 
 pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHow) -> Result<()> {
@@ -85,13 +84,7 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
             n
         };
         // The stored index is copied as it is.
-        let index = index_file_name(sector.us_board, sector.them_board);
-        if !target.join(&index).exists() && source.dir().join(&index).exists() {
-            let temp = target.join(format!("{index}.tmp.{}", std::process::id()));
-            std::fs::copy(source.dir().join(&index), &temp)
-                .and_then(|_| std::fs::rename(&temp, target.join(&index)))
-                .with_context(|| format!("cannot copy {index}"))?;
-        }
+        copy_stored_index(source.dir(), target, sector)?;
         let raw_bytes = match decoded {
             Some(_) => raw_file_len(variant, sector, n),
             None => std::fs::metadata(source.path(sector))?.len(),

@@ -30,7 +30,9 @@ pub use files::folder::{
     MANIFEST, folder_marks_draws, folder_storage, folder_variant, sector_files,
 };
 pub use files::header::Header;
-pub use files::index_file::{StoredIndex, index_file_name, is_current_index, write_stored_index};
+pub use files::index_file::{
+    StoredIndex, copy_stored_index, index_file_name, is_current_index, write_stored_index,
+};
 pub use files::pack_write::{same_values, write_packed, write_packed_in_blocks};
 pub(crate) use files::packed::NOT_LOST;
 pub use files::packed::{

@@ -8,12 +8,12 @@
 //! in both folders was packed and checked, and only its removal was lost.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::error::SolveError;
 use super::lock::UnitLock;
 use crate::db::{
-    Coder, Encoding, FileError, SectorFile, Tablebase, file_name, index_file_name,
+    Coder, Encoding, FileError, SectorFile, Tablebase, copy_stored_index, file_name,
     remove_stale_temp_files, same_values, sector_files, write_packed_in_blocks,
 };
 use crate::index::{SectorGraph, SectorKey};
@@ -158,12 +158,7 @@ impl<'a> PackAlong<'a> {
             write_packed_in_blocks(folder.dir(), raw, encoding, variant, self.coder)?;
         }
         same_values(raw, &SectorFile::open(&path, false)?, variant)?;
-        let index = index_file_name(sector.us_board, sector.them_board);
-        let (from, to) = (self.raw.dir().join(&index), folder.dir().join(&index));
-        if from.exists() && !to.exists() {
-            copy_atomically(&from, &to)?;
-        }
-        Ok(())
+        Ok(copy_stored_index(self.raw.dir(), folder.dir(), sector)?)
     }
 
     /// With `--pack-wdl`: the sectors of the packed folder that the folder
@@ -201,11 +196,7 @@ impl<'a> PackAlong<'a> {
             };
             // The index first: a sector file without it is never revisited.
             let dir = wdl.dir();
-            let index = index_file_name(sector.us_board, sector.them_board);
-            let (from, to) = (self.packed.dir().join(&index), dir.join(&index));
-            if from.exists() && !to.exists() {
-                copy_atomically(&from, &to)?;
-            }
+            copy_stored_index(self.packed.dir(), dir, sector)?;
             let values = decoder.raw_sector(sector)?;
             write_packed_in_blocks(dir, &values, encoding, variant, self.coder)?;
             let path = dir.join(file_name(sector));
@@ -216,12 +207,6 @@ impl<'a> PackAlong<'a> {
         }
         Ok(written)
     }
-}
-
-fn copy_atomically(from: &Path, to: &Path) -> Result<(), FileError> {
-    let temp: PathBuf = to.with_extension(format!("idx.tmp.{}", std::process::id()));
-    std::fs::copy(from, &temp).map_err(FileError::write(&temp))?;
-    std::fs::rename(&temp, to).map_err(FileError::write(to))
 }
 
 /// The bytes of the files in a folder.

@@ -39,7 +39,7 @@ use std::path::Path;
 use super::mapped::{BLOCK_CHECKSUM_LEN, CheckedMap, u32_le, u64_le};
 use super::sector_file::write_atomically;
 use crate::db::error::{FileError, FileKind};
-use crate::index::{SectorIndex, colex_rank};
+use crate::index::{SectorIndex, SectorKey, colex_rank};
 use crate::rules::{Bitboard, Symmetry, Variant};
 
 const MAGIC: &[u8; 8] = b"MORRISIX";
@@ -53,6 +53,25 @@ const HEADER_LEN: usize = 64;
 /// File name of the stored index of `us` and `them` men on the board.
 pub fn index_file_name(us: u8, them: u8) -> String {
     format!("index-{us}-{them}.idx")
+}
+
+/// Copies the stored index file that `sector` reads from folder `from` into
+/// folder `to`, unless `to` has it or `from` has none (a folder reads fine
+/// without: the index is then built in memory). Atomic: a copy cut short
+/// leaves only a temporary file, which the next run removes.
+///
+/// # Errors
+/// The file cannot be read or written.
+pub fn copy_stored_index(from: &Path, to: &Path, sector: SectorKey) -> Result<(), FileError> {
+    let name = index_file_name(sector.us_board, sector.them_board);
+    let (source, target) = (from.join(&name), to.join(&name));
+    if !source.exists() || target.exists() {
+        return Ok(());
+    }
+    write_atomically(&target, |mut file| {
+        std::io::copy(&mut std::fs::File::open(&source)?, &mut file)?;
+        Ok(file)
+    })
 }
 
 /// The tables of `index` as the file holds them after its header: a guide of
