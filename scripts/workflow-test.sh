@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Snakemake workflow (workflow/Snakefile) on the real engine, with
 # --cores 2: six whole, Lasker's sectors up to 2+2-2+2 (placement units with
-# moves inside), Morabaraba's up to 2+2-2+2 and six packed as they go, each
-# folder byte for byte what `morris solve` writes; then a job killed in the
+# moves inside), Morabaraba's up to 2+2-2+2 and six packed as they go (six
+# with its win/draw/loss folder too), each folder byte for byte what `morris
+# solve` writes; then a job killed in the
 # middle of its unit and the workflow run again, which must give the same
 # files. CI runs it.
 #
@@ -45,9 +46,11 @@ morris --variant morabaraba solve --sectors 2+2-2+2 --db "$work/mora-raw-solve" 
 same "$work/mora" "$work/mora-solve"
 same "$work/mora-raw" "$work/mora-raw-solve"
 
-flow --config db="$work/six-raw" variant=six pack="$work/six-packed"
-morris --variant six solve --all --db "$work/six-raw-solve" --pack "$work/six-packed-solve" --quiet
+flow --config db="$work/six-raw" variant=six pack="$work/six-packed" pack_wdl="$work/six-wdl"
+morris --variant six solve --all --db "$work/six-raw-solve" --pack "$work/six-packed-solve" \
+    --pack-wdl "$work/six-wdl-solve" --quiet
 same "$work/six-packed" "$work/six-packed-solve"
+same "$work/six-wdl" "$work/six-wdl-solve"
 same "$work/six-raw" "$work/six-raw-solve"
 
 # A job killed with SIGKILL in the middle of a unit of seconds (4-5 + 5-4,
