@@ -164,9 +164,8 @@ impl<'a> PackAlong<'a> {
     /// With `--pack-wdl`: the sectors of the packed folder that the folder
     /// of win/draw/loss lacks (packed before it was asked for), decoded
     /// from the packed folder (as `morris pack` of a packed folder does)
-    /// where everything they read is packed; returns those written. (Not
-    /// under a lock: two jobs of a workflow finishing together may both
-    /// decode a sector, and write the same file.)
+    /// where everything they read is packed, each under the lock packing it
+    /// takes; returns those written.
     pub(super) fn catch_up_wdl(&self) -> Result<Vec<SectorKey>, SolveError> {
         let Some(wdl) = &self.wdl else {
             return Ok(Vec::new());
@@ -188,6 +187,12 @@ impl<'a> PackAlong<'a> {
                 || !all_packed(sector)
                 || !Decoded::applies(&self.packed, sector)?
             {
+                continue;
+            }
+            // Jobs of a workflow that finish together: one decodes it.
+            let _lock = UnitLock::acquire(self.raw.dir(), &format!("pack-{sector}"), || {})?;
+            wdl.forget(sector);
+            if wdl.path(sector).is_file() {
                 continue;
             }
             let decoder = match &mut decoded {
