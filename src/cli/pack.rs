@@ -17,7 +17,7 @@ use morris::verify::decoded::Decoded;
 use super::PackHow;
 use morris::db::{
     Coder, Encoding, PACKED_BLOCK_BYTES_BITS, PAIR_BLOCK_BITS, SectorFile, copy_stored_index,
-    file_name, folder_storage, raw_file_len, same_values, sector_files, write_packed_in_blocks,
+    file_name, folder_storage, raw_file_len, sector_files, write_packed_checked,
 };
 
 pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHow) -> Result<()> {
@@ -73,9 +73,8 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
                 Some(d) => d.raw_sector(sector)?,
                 None => source.sector(sector)?,
             };
-            write_packed_in_blocks(target, &raw, encoding, variant, coder)?;
             // Lossless, checked: every value read back equals the raw one.
-            same_values(&raw, &SectorFile::open(&path, false)?, variant)?;
+            write_packed_checked(target, &raw, encoding, variant, coder)?;
             let n = raw.header.positions();
             if let Some(d) = decoded.as_mut() {
                 drop(raw);

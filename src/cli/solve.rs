@@ -113,14 +113,22 @@ impl Reporter {
                 disk,
             } => {
                 self.total.set_length(to_solve);
-                let free = match disk.free {
-                    Some(free) if disk.short => format!(
-                        ", {} free: it may not fit (packed files estimated)",
-                        disk_size(free)
-                    ),
+                let mut free = match disk.free {
                     Some(free) => format!(", {} free", disk_size(free)),
                     None => String::new(),
                 };
+                match &disk.short {
+                    Some(short) if short.raw_folder => {
+                        free += ": it may not fit (packed files estimated)";
+                    }
+                    Some(short) => free += &format!(
+                        "; {} may not fit on its disk: about {} estimated there, {} free",
+                        short.dir.display(),
+                        disk_size(short.needed),
+                        disk_size(short.free)
+                    ),
+                    None => {}
+                }
                 self.line(format!(
                     "{units} units ({done} already solved), {positions} positions; {to_solve} to solve; up to {} more disk{free}",
                     disk_size(disk.needed)

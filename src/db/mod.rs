@@ -33,7 +33,9 @@ pub use files::header::Header;
 pub use files::index_file::{
     StoredIndex, copy_stored_index, index_file_name, is_current_index, write_stored_index,
 };
-pub use files::pack_write::{same_values, write_packed, write_packed_in_blocks};
+pub use files::pack_write::{
+    same_values, write_packed, write_packed_checked, write_packed_in_blocks,
+};
 pub(crate) use files::packed::NOT_LOST;
 pub use files::packed::{
     KeptBlocks, PACKED_BLOCK_BYTES_BITS, PAIR_BLOCKS_KEPT_DECODED, SMALLEST_BLOCK_BYTES_BITS, Wins,

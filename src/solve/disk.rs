@@ -41,7 +41,7 @@ pub(crate) struct DiskPeak {
 }
 
 /// What a solve will add to the disk, told before it starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DiskForecast {
     /// The most it adds, raw and packed files together (the packed
     /// estimated at [`PACKED_FRACTION`] of their raw files, and
@@ -49,9 +49,23 @@ pub struct DiskForecast {
     pub needed: u64,
     /// The free space of the raw folder's disk, where the system says.
     pub free: Option<u64>,
-    /// Whether the estimate does not fit (a solve whose raw files alone do
-    /// not fit is refused instead).
-    pub short: bool,
+    /// A disk the estimate does not fit on, if any (a solve whose raw files
+    /// alone do not fit is refused instead).
+    pub short: Option<ShortDisk>,
+}
+
+/// A disk too small for what a solve is estimated to write there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShortDisk {
+    /// The folder written there (the raw folder, or a packed one on a
+    /// disk of its own).
+    pub dir: std::path::PathBuf,
+    /// Its free bytes.
+    pub free: u64,
+    /// The bytes estimated to land there at most.
+    pub needed: u64,
+    /// Whether it is the raw folder's disk (the one of [`DiskForecast::free`]).
+    pub raw_folder: bool,
 }
 
 /// Step by step, the sector files a solve of `units` in order adds: after

@@ -14,7 +14,7 @@ use super::error::SolveError;
 use super::lock::UnitLock;
 use crate::db::{
     Coder, Encoding, FileError, SectorFile, Tablebase, copy_stored_index, file_name,
-    remove_stale_temp_files, same_values, sector_files, write_packed_in_blocks,
+    remove_stale_temp_files, same_values, sector_files, write_packed_checked,
 };
 use crate::index::{SectorGraph, SectorKey};
 use crate::verify::decoded::Decoded;
@@ -148,16 +148,23 @@ impl<'a> PackAlong<'a> {
     ) -> Result<(), SolveError> {
         let sector = raw.header.sector;
         let path = folder.dir().join(file_name(sector));
-        let kept = SectorFile::open(&path, false).is_ok_and(|f| {
+        let kept = SectorFile::open(&path, false).ok().filter(|f| {
             f.header.encoding.as_requested() == encoding
                 && f.header.is_pair_coded() == (self.coder == Coder::Pairs)
                 && f.verify_checksum().is_ok()
         });
         let variant = self.raw.variant();
-        if !kept {
-            write_packed_in_blocks(folder.dir(), raw, encoding, variant, self.coder)?;
+        match kept {
+            // Packed before an interruption: checked all the same.
+            Some(file) => same_values(raw, &file, variant)?,
+            None => drop(write_packed_checked(
+                folder.dir(),
+                raw,
+                encoding,
+                variant,
+                self.coder,
+            )?),
         }
-        same_values(raw, &SectorFile::open(&path, false)?, variant)?;
         Ok(copy_stored_index(self.raw.dir(), folder.dir(), sector)?)
     }
 
@@ -203,9 +210,7 @@ impl<'a> PackAlong<'a> {
             let dir = wdl.dir();
             copy_stored_index(self.packed.dir(), dir, sector)?;
             let values = decoder.raw_sector(sector)?;
-            write_packed_in_blocks(dir, &values, encoding, variant, self.coder)?;
-            let path = dir.join(file_name(sector));
-            same_values(&values, &SectorFile::open(&path, false)?, variant)?;
+            write_packed_checked(dir, &values, encoding, variant, self.coder)?;
             drop(values);
             decoder.forget(sector);
             written.push(sector);

@@ -1,12 +1,12 @@
 //! Scheduling a solve: which units, in which order, what is already done,
 //! writing each unit's files when it completes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::cells::SolvedSector;
 use super::disk::{
-    DiskForecast, DiskTimeline, PACKED_FRACTION, WDL_PACKED_FRACTION, free_disk_bytes,
+    DiskForecast, DiskTimeline, PACKED_FRACTION, ShortDisk, WDL_PACKED_FRACTION, free_disk_bytes,
     refuse_if_short, same_disk,
 };
 use super::error::SolveError;
@@ -383,12 +383,36 @@ fn check_disk(
     let peak = DiskTimeline::new(options.variant, graph, units, fraction, &solved).peak();
     let free = free_disk_bytes(&options.db);
     refuse_if_short(peak, free, &options.db, pack.is_some())?;
-    let short = match pack {
-        Some(dir) if !same_disk(&options.db, dir) => {
-            free_disk_bytes(dir).is_some_and(|f| f < peak.packed_bytes)
-        }
-        _ => free.is_some_and(|f| f < peak.bytes),
+    // What lands on each disk: on the raw folder's, at most the whole peak;
+    // on a disk of packed folders alone, their share of the packed bytes.
+    let mut disks: Vec<(&Path, u64)> = vec![(&options.db, peak.bytes)];
+    let packed_share = |fraction: f64| {
+        (peak.packed_bytes as f64 * fraction / (PACKED_FRACTION + wdl)).ceil() as u64
     };
+    let packed_folders = [
+        (pack, PACKED_FRACTION),
+        (options.pack_wdl.as_deref(), WDL_PACKED_FRACTION),
+    ];
+    for (dir, fraction) in packed_folders {
+        let Some(dir) = dir else { continue };
+        match disks.iter().position(|(d, _)| same_disk(d, dir)) {
+            Some(0) => {}
+            Some(i) => disks[i].1 += packed_share(fraction),
+            None => disks.push((dir, packed_share(fraction))),
+        }
+    }
+    let short = disks
+        .into_iter()
+        .enumerate()
+        .find_map(|(i, (dir, needed))| {
+            let free = free_disk_bytes(dir).filter(|&f| f < needed)?;
+            Some(ShortDisk {
+                dir: dir.to_path_buf(),
+                free,
+                needed,
+                raw_folder: i == 0,
+            })
+        });
     Ok(DiskForecast {
         needed: peak.bytes,
         free,

@@ -494,23 +494,10 @@ fn a_solve_too_large_for_its_disk_is_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let tiny = dir.path().join("tiny");
     std::fs::create_dir(&tiny).unwrap();
-    let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
-        .arg(&tiny)
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
+    let Some(_unmount) = mount_tiny(&tiny, "2m") else {
         eprintln!("not run: cannot mount a small file system here");
         return;
-    }
-    struct Unmount<'a>(&'a Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount").arg(self.0).status();
-        }
-    }
-    let _unmount = Unmount(&tiny);
+    };
     let db = tiny.join("db");
     let db = db.to_str().unwrap();
     // Up to 9 men: 44.5 MB of raw files.
@@ -533,4 +520,66 @@ fn a_solve_too_large_for_its_disk_is_refused_at_once() {
         log.contains("up to 0.1") && log.contains("MB free"),
         "{log}"
     );
+}
+
+/// A packed folder on a disk of its own too small for its estimated share
+/// is named in the forecast (the raw folder's disk has room). A 64 KB file
+/// system mounted for the test, as above; the solve is stopped once it has
+/// told its forecast.
+#[test]
+fn a_packed_folder_on_a_small_disk_of_its_own_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let tiny = dir.path().join("tiny");
+    std::fs::create_dir(&tiny).unwrap();
+    let Some(_unmount) = mount_tiny(&tiny, "64k") else {
+        eprintln!("not run: cannot mount a small file system here");
+        return;
+    };
+    let (db, packed, wdl) = (
+        dir.path().join("db"),
+        dir.path().join("packed"),
+        tiny.join("wdl"),
+    );
+    let mut child = morris()
+        .args(["--variant", "six", "solve", "--all", "--db"])
+        .arg(&db)
+        .arg("--pack")
+        .arg(&packed)
+        .arg("--pack-wdl")
+        .arg(&wdl)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut forecast = String::new();
+    let mut log = BufReader::new(child.stderr.take().unwrap());
+    while !forecast.contains("more disk") && log.read_line(&mut forecast).unwrap() > 0 {}
+    let _ = child.kill();
+    let _ = child.wait();
+    // Six whole: 3.1 MB raw, so about 0.12 MB of win/draw/loss files.
+    assert!(
+        forecast.contains(&format!("{} may not fit on its disk", wdl.display()))
+            && forecast.contains("about 0.12"),
+        "{forecast}"
+    );
+}
+
+/// Unmounts its file system when dropped.
+struct Unmount(std::path::PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// A tmpfs of `size` mounted on `dir`, where the system lets a test mount
+/// one (as root on Linux).
+fn mount_tiny(dir: &Path, size: &str) -> Option<Unmount> {
+    std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+        .arg(dir)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+        .then(|| Unmount(dir.to_path_buf()))
 }

@@ -78,6 +78,27 @@ pub fn write_packed_in_blocks(
     write_packed_choosing(dir, raw, encoding, variant, None, coder)
 }
 
+/// [`write_packed_in_blocks`], then the file read back and compared with
+/// `raw` value by value ([`same_values`]): what every packing of a sector
+/// (`pack`, packing as the solve goes, its win/draw/loss catch-up) does
+/// before it lets the raw values go.
+///
+/// # Errors
+/// As [`write_packed_in_blocks`], or the packed file differs (its error
+/// names it).
+pub fn write_packed_checked(
+    dir: &Path,
+    raw: &SectorFile,
+    encoding: Encoding,
+    variant: &Variant,
+    coder: Coder,
+) -> Result<SectorFile, FileError> {
+    let path = write_packed_in_blocks(dir, raw, encoding, variant, coder)?;
+    let packed = SectorFile::open(&path, false)?;
+    same_values(raw, &packed, variant)?;
+    Ok(packed)
+}
+
 /// [`write_packed_in_blocks`]; loss bits predicted (`Some(true)`), plain
 /// (`Some(false)`) or whichever is smaller (`None`), for tests of both.
 #[doc(hidden)]
