@@ -1,6 +1,8 @@
 //! What the solver and the benchmarks ask of the system (Linux, where it
 //! answers): memory in use, the processor's name, returning freed memory,
-//! and the processor's prefetch.
+//! the processor's prefetch, and a disk's free space.
+
+use std::path::Path;
 
 /// Resident anonymous memory of this process (Linux: `RssAnon`), which
 /// leaves out the mapped database files.
@@ -102,3 +104,83 @@ pub fn host_name() -> String {
 /// The host name recorded where none can be read: never judged to be
 /// this machine's.
 pub const UNKNOWN_HOST: &str = "unknown-host";
+
+/// The bytes free to this program on the file system that holds `dir`
+/// (its nearest existing ancestor), or `None` where the system does not
+/// say.
+pub fn free_disk_bytes(dir: &Path) -> Option<u64> {
+    free_bytes_of(nearest_existing(dir)?)
+}
+
+/// `dir`, or its nearest ancestor that exists ("." for a relative path
+/// none of whose ancestors does).
+fn nearest_existing(dir: &Path) -> Option<&Path> {
+    dir.ancestors()
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .find(|d| d.exists())
+}
+
+/// Whether two folders (or their nearest existing ancestors) are on one
+/// file system; `true` where the system does not say.
+#[cfg(unix)]
+pub fn same_disk(one: &Path, other: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let device = |dir: &Path| {
+        nearest_existing(dir)
+            .and_then(|d| std::fs::metadata(d).ok())
+            .map(|m| m.dev())
+    };
+    match (device(one), device(other)) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    }
+}
+
+#[cfg(not(unix))]
+pub fn same_disk(_one: &Path, _other: &Path) -> bool {
+    true
+}
+
+#[cfg(unix)]
+fn free_bytes_of(dir: &Path) -> Option<u64> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let path = CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string and `stats` a buffer of the
+    // struct `statvfs` fills; it is read only when the call succeeded.
+    let stats = unsafe {
+        if libc::statvfs(path.as_ptr(), stats.as_mut_ptr()) != 0 {
+            return None;
+        }
+        stats.assume_init()
+    };
+    Some((stats.f_bavail as u64).saturating_mul(stats.f_frsize as u64))
+}
+
+#[cfg(not(unix))]
+fn free_bytes_of(_dir: &Path) -> Option<u64> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder still to make is measured at its nearest existing
+    /// ancestor; a relative one none of whose ancestors exists, at ".".
+    #[test]
+    fn a_folder_not_made_yet_is_measured_where_it_will_be() {
+        assert_eq!(
+            nearest_existing(Path::new("no-such-db")),
+            Some(Path::new("."))
+        );
+        assert!(free_disk_bytes(Path::new("no-such-db/sub")).is_some());
+    }
+}

@@ -10,7 +10,7 @@ use morris::db::{FolderValues, SectorStats, estimated_time, folder_storage, sect
 use morris::index::{SectorGraph, SectorKey};
 use morris::verify::decoded::Decoded;
 use morris::verify::{Check, Checked, verify_sector};
-use morris::{ErrorKind, ProbeError, Tablebase};
+use morris::{ErrorKind, FileError, ProbeError, Tablebase};
 
 /// The record of `verify --resume`: one line per sector that passed a full
 /// check, `SECTOR CHECKSUM` (the file's body checksum, so a rewritten file
@@ -69,7 +69,18 @@ impl Unreadable {
     /// or missing, and lets the check go on: one run names every file to
     /// rebuild. Any other error stops it.
     fn record(&mut self, out: &mut dyn Write, sector: SectorKey, e: ProbeError) -> Result<()> {
-        if !matches!(e.kind(), ErrorKind::DamagedData | ErrorKind::MissingData) {
+        // A file that cannot be written (the scratch folder of a packed
+        // folder's decoding full) is no fault of the sector, and would fail
+        // every sector after it.
+        let unwritable = matches!(
+            &e,
+            ProbeError::File(FileError::Write { .. })
+                | ProbeError::Damaged {
+                    source: FileError::Write { .. },
+                    ..
+                }
+        );
+        if unwritable || !matches!(e.kind(), ErrorKind::DamagedData | ErrorKind::MissingData) {
             return Err(e.into());
         }
         writeln!(out, "{sector}: CANNOT BE CHECKED: {}", error_chain(&e))?;
@@ -358,6 +369,14 @@ pub fn verify(
         dir: tablebase.dir().to_path_buf(),
         ..Unreadable::default()
     };
+    if how == Check::All {
+        let checked_now = |s: SectorKey| {
+            let checksum = tablebase.sector(s).map(|f| f.header.checksum());
+            checksum.is_ok_and(|c| !passed.contains(&(s, c)))
+        };
+        let room = Decoded::room_needed(tablebase, &sectors, checked_now, false);
+        Decoded::refuse_without_room(room)?;
+    }
     let mut decoded = None;
     for (at, &sector) in sectors.iter().enumerate() {
         let file = match tablebase.sector(sector) {

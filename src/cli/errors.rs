@@ -109,6 +109,12 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
             },
         );
     }
+    if let Some(scratch) = unwritable_scratch(err) {
+        return Some(format!(
+            "a packed folder is decoded a sector at a time into the system's temporary folder ({}): point TMPDIR at a folder on a disk with room, e.g. `TMPDIR=/var/tmp morris ...`",
+            scratch.display()
+        ));
+    }
     if let Some(SolveError::UnreachableSector { variant, .. }) =
         err.chain().find_map(|c| c.downcast_ref::<SolveError>())
     {
@@ -176,5 +182,25 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
             format!("write it with `morris ultra --db {}`", dir.display())
         }
         _ => return None,
+    })
+}
+
+/// The system's temporary folder, where the error is a file there that
+/// cannot be written (the scratch folder of a packed folder's decoding).
+fn unwritable_scratch(err: &anyhow::Error) -> Option<std::path::PathBuf> {
+    let scratch = std::env::temp_dir();
+    err.chain().find_map(|cause| {
+        let file = cause
+            .downcast_ref::<FileError>()
+            .or(match cause.downcast_ref() {
+                Some(ProbeError::File(f) | ProbeError::Damaged { source: f, .. }) => Some(f),
+                _ => None,
+            });
+        match file {
+            Some(FileError::Write { path, .. }) if path.starts_with(&scratch) => {
+                Some(scratch.clone())
+            }
+            _ => None,
+        }
     })
 }

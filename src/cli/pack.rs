@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 
 use morris::Tablebase;
-use morris::index::SectorGraph;
+use morris::index::{SectorGraph, SectorKey};
 use morris::verify::decoded::Decoded;
 
 use super::PackHow;
@@ -33,9 +33,25 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
     // A packed folder of losses (the default) or loss bits is decoded a
     // sector at a time (each value from the packed files, as a probe reads
     // it) and packed again.
+    let block_bits = match coder {
+        Coder::Pairs => PAIR_BLOCK_BITS,
+        Coder::Zstd { block_bytes_bits } => {
+            encoding.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS
+        }
+    };
+    let packed_already = |sector: SectorKey| {
+        SectorFile::open(&target.join(file_name(sector)), false).is_ok_and(|f| {
+            f.is_packed()
+                && f.header.encoding().as_requested() == encoding
+                && f.header.block_bits() == block_bits
+                && f.header.is_pair_coded() == (coder == Coder::Pairs)
+        })
+    };
     let mut decoded = None;
     if folder_storage(source.dir()).is_packed() {
         check_repackable(source, &encoding)?;
+        let to_decode = |s: SectorKey| !packed_already(s);
+        Decoded::refuse_without_room(Decoded::room_needed(source, &sectors, to_decode, true))?;
         decoded = Some(Decoded::new(source)?);
     }
     if encoding.wdl_only() && variant.n_move.is_some() {
@@ -53,20 +69,8 @@ pub fn pack(out: &mut dyn Write, source: &Tablebase, target: &Path, how: &PackHo
     let (mut positions, mut raw_total, mut packed_total) = (0u64, 0u64, 0u64);
     for &sector in &sectors {
         let path = target.join(file_name(sector));
-        let block_bits = match coder {
-            Coder::Pairs => PAIR_BLOCK_BITS,
-            Coder::Zstd { block_bytes_bits } => {
-                encoding.block_bits() + block_bytes_bits - PACKED_BLOCK_BYTES_BITS
-            }
-        };
-        let done = SectorFile::open(&path, false).is_ok_and(|f| {
-            f.is_packed()
-                && f.header.encoding().as_requested() == encoding
-                && f.header.block_bits() == block_bits
-                && f.header.is_pair_coded() == (coder == Coder::Pairs)
-        });
         // Packed already (a resumed pack): read, not decoded again.
-        let n = if done {
+        let n = if packed_already(sector) {
             SectorFile::open(&path, false)?.header.positions()
         } else {
             let raw = match decoded.as_mut() {

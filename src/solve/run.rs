@@ -6,8 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::cells::SolvedSector;
 use super::disk::{
-    DiskForecast, DiskTimeline, PACKED_FRACTION, ShortDisk, WDL_PACKED_FRACTION, free_disk_bytes,
-    refuse_if_short, same_disk,
+    DiskForecast, DiskTimeline, PACKED_FRACTION, ShortDisk, WDL_PACKED_FRACTION, refuse_if_short,
 };
 use super::error::SolveError;
 use super::lock::UnitLock;
@@ -23,6 +22,7 @@ use crate::db::{
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::Variant;
 use crate::system::{anonymous_memory, release_free_memory};
+use crate::system::{free_disk_bytes, same_disk};
 
 /// Which sectors to solve (their dependencies always come too).
 #[derive(Clone, Debug)]

@@ -18,13 +18,16 @@
 //! check of a folder without plies. The scratch folder takes up to the raw
 //! files' size on disk (one byte per position) and is removed at the end.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::Checked;
 use super::forward::Forward;
-use crate::db::{Encoding, FileError, Header, ProbeError, SectorFile, Tablebase, write_sector};
+use crate::db::{
+    Encoding, FileError, Header, ProbeError, SectorFile, Tablebase, disk_size, raw_file_len,
+    write_sector,
+};
 use crate::index::SectorKey;
 
 /// A packed folder's sectors decoded into a scratch raw folder, as checks
@@ -67,6 +70,88 @@ impl<'a> Decoded<'a> {
             }
         }
         Ok(true)
+    }
+
+    /// The most room the scratch folder takes while the `sectors` of
+    /// `packed` are checked in this order, those that `decodes` names
+    /// decoded ([`Self::check`]: each with the successors it reads, kept
+    /// while a sector still to check reads them, as
+    /// [`Self::keep_only_for`] keeps them); with `one_at_a_time`, as `pack`
+    /// decodes them instead, each alone and forgotten once packed. Files
+    /// that cannot be read count nothing (the check names them).
+    pub fn room_needed(
+        packed: &Tablebase,
+        sectors: &[SectorKey],
+        decodes: impl Fn(SectorKey) -> bool,
+        one_at_a_time: bool,
+    ) -> u64 {
+        let variant = packed.variant();
+        // Each file's bytes in whole pages, as a file system allocates them.
+        let raw_len = |s: SectorKey| {
+            let len = packed
+                .sector(s)
+                .map_or(0, |f| raw_file_len(variant, s, f.header.positions()));
+            len.next_multiple_of(4096)
+        };
+        let decoded = |s: SectorKey| decodes(s) && Self::applies(packed, s).unwrap_or(false);
+        if one_at_a_time {
+            let largest = sectors.iter().filter(|&&s| decoded(s)).map(|&s| raw_len(s));
+            return largest.max().unwrap_or(0);
+        }
+        // The last sector to check that reads each (as itself or a successor).
+        let mut last_read = HashMap::new();
+        for (at, &s) in sectors.iter().enumerate() {
+            for read in std::iter::once(s).chain(s.successors(variant)) {
+                last_read.insert(read, at);
+            }
+        }
+        let (mut held, mut bytes, mut most) = (HashMap::new(), 0, 0);
+        for (at, &sector) in sectors.iter().enumerate() {
+            if decoded(sector) {
+                let successors = sector.successors(variant).into_iter();
+                let present = successors.filter(|s| s.is_valid(variant) && packed.has_sector(*s));
+                for s in std::iter::once(sector).chain(present) {
+                    held.entry(s).or_insert_with(|| {
+                        bytes += raw_len(s);
+                        raw_len(s)
+                    });
+                }
+                most = most.max(bytes);
+            }
+            held.retain(|s, len| {
+                let kept = last_read.get(s).is_some_and(|&last| last > at);
+                if !kept {
+                    bytes -= *len;
+                }
+                kept
+            });
+        }
+        most
+    }
+
+    /// Fails at once, before anything is decoded, where the system's
+    /// temporary folder (`TMPDIR`) has less than `least` bytes free (see
+    /// [`Self::room_needed`]): the decoding would fail partway.
+    ///
+    /// # Errors
+    /// Too little room, as a file of that folder that cannot be written.
+    pub fn refuse_without_room(least: u64) -> Result<(), ProbeError> {
+        let dir = std::env::temp_dir();
+        match crate::system::free_disk_bytes(&dir) {
+            Some(free) if free < least => Err(FileError::Write {
+                path: dir,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    format!(
+                        "the sectors decoded from the packed folder need at least {} there, {} free",
+                        disk_size(least),
+                        disk_size(free)
+                    ),
+                ),
+            }
+            .into()),
+            _ => Ok(()),
+        }
     }
 
     /// A fresh scratch folder of this process in the system's temporary

@@ -583,3 +583,68 @@ fn mount_tiny(dir: &Path, size: &str) -> Option<Unmount> {
         .is_ok_and(|s| s.success())
         .then(|| Unmount(dir.to_path_buf()))
 }
+
+/// A packed folder's check (and `pack` of one) decodes its sectors into the
+/// system's temporary folder: one too small for what the check holds at
+/// once is refused before anything is decoded, with the room it needs; one
+/// of just that room suffices; one that cannot be written stops the check
+/// at the first sector with that one error (it was a line for every sector
+/// after it). Each hint names TMPDIR. On small file systems of its own,
+/// where the system lets a test mount them (as root on Linux).
+#[test]
+fn a_packed_check_without_room_to_decode_says_so_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (raw, packed) = (dir.path().join("raw"), dir.path().join("packed"));
+    let (raw, packed) = (raw.to_str().unwrap(), packed.to_str().unwrap());
+    ok(&["--variant", "six", "solve", "--all", "--db", raw, "--quiet"]);
+    ok(&["pack", "--db", raw, "--out", packed]);
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let with_tmpdir = |size: &str, args: &[&str]| {
+        let Some(_unmount) = mount_tiny(&tmp, size) else {
+            return None;
+        };
+        let out = morris().args(args).env("TMPDIR", &tmp).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        let left = std::fs::read_dir(&tmp).unwrap().count();
+        Some((out.status.code(), err, left))
+    };
+    let verify = ["verify", "--db", packed];
+    let Some((code, err, left)) = with_tmpdir("64k", &verify) else {
+        eprintln!("not run: cannot mount a small file system here");
+        return;
+    };
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains("need at least 1.9") && err.contains("TMPDIR"),
+        "{err}"
+    );
+    assert_eq!(left, 0, "the refused check wrote there");
+    let wdl = dir.path().join("wdl");
+    let repack = [
+        "pack",
+        "--db",
+        packed,
+        "--out",
+        wdl.to_str().unwrap(),
+        "--wdl",
+    ];
+    let (code, err, _) = with_tmpdir("64k", &repack).unwrap();
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains("need at least 0.1") && err.contains("TMPDIR"),
+        "{err}"
+    );
+    // The room it said (1.92 MB, and a little for the folder): enough.
+    let (code, err, left) = with_tmpdir("1900k", &verify).unwrap();
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(left, 0, "the check left its decoded sectors");
+    // Room, but nothing can be written there.
+    let (code, err, _) = with_tmpdir("1m,ro", &verify).unwrap();
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.matches("cannot write").count() == 1 && !err.contains("could not be checked"),
+        "{err}"
+    );
+    assert!(err.contains("TMPDIR"), "{err}");
+}
