@@ -13,14 +13,15 @@
 #   nohup nice -n 19 scripts/whole-variant.sh morabaraba ../dbs > ../dbs/morabaraba.log 2>&1 &
 # The tables go into data/ (DATA=DIR elsewhere, e.g. for a trial on six).
 # Folders: DBS/VARIANT-raw (the raw files still read), DBS/VARIANT (packed,
-# the full values), DBS/VARIANT-wdl (win/draw/loss only).
+# the full values), DBS/VARIANT-wdl (win/draw/loss only); a relative DBS is
+# taken from the checkout's root (default ../dbs, beside the checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 variant="${1:?usage: scripts/whole-variant.sh VARIANT [DBS] [SAMPLE]}"
 dbs="${2:-../dbs}"
 sample="${3:-20000}"
 data="${DATA:-data}"
-mkdir -p "$data"
+mkdir -p "$data" "$dbs"
 raw="$dbs/$variant-raw"
 packed="$dbs/$variant"
 wdl="$dbs/$variant-wdl"
@@ -44,7 +45,9 @@ step "the start and its first moves"
 "$morris" probe --db "$packed" start | tee "$data/$variant-start.txt"
 
 step "the longest wins"
-sort -t$'\t' -k6,6nr "$table" | head -5
+# sed, not head: head leaving early would stop sort with SIGPIPE, and
+# pipefail the script.
+sort -t$'\t' -k6,6nr "$table" | sed -n 1,5p
 
 step "sizes"
 for folder in "$packed" "$wdl"; do
