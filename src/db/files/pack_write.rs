@@ -14,7 +14,7 @@ use super::packed::{
 };
 use super::pair_code::{Grammar, Leaves, MAX_SYMBOLS};
 use super::predictor::{Model, Predicting};
-use super::sector_file::{SectorFile, file_name, write_atomically};
+use super::sector_file::{SectorFile, file_name, write_atomically_checked};
 use crate::db::error::FileError;
 use crate::db::value::{Value, Wdl};
 use crate::rules::Variant;
@@ -93,11 +93,15 @@ pub fn write_packed_checked(
     variant: &Variant,
     coder: Coder,
 ) -> Result<SectorFile, FileError> {
-    let path = write_packed_in_blocks(dir, raw, encoding, variant, coder)?;
-    let packed = SectorFile::open(&path, false)?;
-    same_values(raw, &packed, variant)?;
-    Ok(packed)
+    // Compared before it takes its name: a file found in place is checked.
+    let compare = |temp: &Path| same_values(raw, &SectorFile::open(temp, false)?, variant);
+    let path = write_packed_with(dir, raw, (encoding, variant, None, coder), &compare)?;
+    SectorFile::open(&path, false)
 }
+
+/// A check of a packed file's complete temporary file, before it takes its
+/// final name.
+type BeforeRename<'a> = &'a dyn Fn(&Path) -> Result<(), FileError>;
 
 /// [`write_packed_in_blocks`]; loss bits predicted (`Some(true)`), plain
 /// (`Some(false)`) or whichever is smaller (`None`), for tests of both.
@@ -109,6 +113,16 @@ pub fn write_packed_choosing(
     variant: &Variant,
     predicted: Option<bool>,
     coder: Coder,
+) -> Result<PathBuf, FileError> {
+    write_packed_with(dir, raw, (encoding, variant, predicted, coder), &|_| Ok(()))
+}
+
+/// [`write_packed_choosing`], `before_rename` run on the complete file.
+fn write_packed_with(
+    dir: &Path,
+    raw: &SectorFile,
+    (encoding, variant, predicted, coder): (Encoding, &Variant, Option<bool>, Coder),
+    before_rename: BeforeRename,
 ) -> Result<PathBuf, FileError> {
     let block_bytes_bits = match coder {
         Coder::Zstd { block_bytes_bits } => block_bytes_bits,
@@ -137,7 +151,7 @@ pub fn write_packed_choosing(
     let mut header = raw.header.clone();
     if coder == Coder::Pairs {
         header.encoding = encoding;
-        return write_pair_coded(dir, raw, header, bytes);
+        return write_pair_coded(dir, raw, header, bytes, before_rename);
     }
     header.block_bits = encoding.block_bits() - (PACKED_BLOCK_BYTES_BITS - block_bytes_bits);
     header.encoding = encoding;
@@ -198,7 +212,8 @@ pub fn write_packed_choosing(
     let losses: u64 = blocks.iter().map(|b| b.2).sum();
     let model = guesser.map(|p| (losses, p.model));
     let dictionary = dictionary.unwrap_or_default();
-    write_file(dir, raw, header, &blocks, model, &dictionary)
+    let contents = (&blocks[..], model, &dictionary[..]);
+    write_file(dir, raw, header, contents, before_rename)
 }
 
 /// A packed file of `raw`'s values (`bytes`) in pair-coded blocks, the
@@ -208,6 +223,7 @@ fn write_pair_coded(
     raw: &SectorFile,
     mut header: Header,
     bytes: &[u8],
+    before_rename: BeforeRename,
 ) -> Result<PathBuf, FileError> {
     header.block_bits = PAIR_BLOCK_BITS;
     header.pairs = true;
@@ -242,20 +258,20 @@ fn write_pair_coded(
         .zip(&firsts)
         .map(|(i, &(_, wins, lost))| (grammar.encode_block(symbols.block(i)), wins, lost))
         .collect();
-    write_file(dir, raw, header, &blocks, None, &grammar.to_bytes())
+    let grammar = grammar.to_bytes();
+    write_file(dir, raw, header, (&blocks, None, &grammar), before_rename)
 }
 
 /// Writes the packed file of these blocks (with each its wins and losses),
 /// `model` (a predicted file's losses and model) and `dictionary` (a zstd
 /// dictionary or a pair grammar) with the overflow entries its encoding
-/// keeps of `raw`'s; returns its path.
+/// keeps of `raw`'s, `before_rename` run on it complete; returns its path.
 fn write_file(
     dir: &Path,
     raw: &SectorFile,
     mut header: Header,
-    blocks: &[(Vec<u8>, Wins, u64)],
-    model: Option<(u64, Model)>,
-    dictionary: &[u8],
+    (blocks, model, dictionary): (&[(Vec<u8>, Wins, u64)], Option<(u64, Model)>, &[u8]),
+    before_rename: BeforeRename,
 ) -> Result<PathBuf, FileError> {
     let overflow = overflow_kept(raw, header.encoding);
     header.overflow_entries = (overflow.len() / OVERFLOW_ENTRY_LEN) as u64;
@@ -263,7 +279,7 @@ fn write_file(
     header.dictionary = dictionary_field(dictionary);
     let table = block_table(&mut header, blocks, model, dictionary, &overflow);
     let path = dir.join(file_name(header.sector));
-    write_atomically(&path, |file| {
+    let fill = |file| {
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
         std::io::Write::write_all(&mut out, &header.to_bytes())?;
         std::io::Write::write_all(&mut out, &table)?;
@@ -271,7 +287,8 @@ fn write_file(
             std::io::Write::write_all(&mut out, b)?;
         }
         out.into_inner().map_err(|e| e.into_error())
-    })?;
+    };
+    write_atomically_checked(&path, fill, before_rename)?;
     Ok(path)
 }
 

@@ -49,17 +49,37 @@ pub(crate) fn write_atomically(
     path: &Path,
     fill: impl FnOnce(File) -> std::io::Result<File>,
 ) -> Result<(), FileError> {
+    write_atomically_checked(path, fill, |_| Ok(()))
+}
+
+/// [`write_atomically`], `check` run on the complete temporary file before
+/// it takes its final name: a file that fails it is removed, so no run
+/// after an interruption finds it in place and takes it for checked.
+pub(crate) fn write_atomically_checked(
+    path: &Path,
+    fill: impl FnOnce(File) -> std::io::Result<File>,
+    check: impl FnOnce(&Path) -> Result<(), FileError>,
+) -> Result<(), FileError> {
     let temp = temp_path(path);
-    let result = File::create(&temp)
+    let written = File::create(&temp)
         .and_then(fill)
-        .and_then(|file| file.sync_all())
-        .and_then(|()| fs::rename(&temp, path));
-    if let Err(source) = result {
-        let _ = fs::remove_file(&temp);
-        return Err(FileError::Write {
+        .and_then(|file| file.sync_all());
+    let checked = match written {
+        Ok(()) => check(&temp),
+        Err(source) => Err(FileError::Write {
             path: path.to_path_buf(),
             source,
-        });
+        }),
+    };
+    let renamed = checked.and_then(|()| {
+        fs::rename(&temp, path).map_err(|source| FileError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    });
+    if let Err(e) = renamed {
+        let _ = fs::remove_file(&temp);
+        return Err(e);
     }
     if let Some(dir) = path.parent()
         && let Ok(d) = File::open(dir)
@@ -533,5 +553,32 @@ impl SectorFile {
             self.path(),
             format!("index {index} is escaped but missing from the overflow table"),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file whose check fails never takes its name, and leaves no
+    /// temporary file; one that passes does.
+    #[test]
+    fn a_file_failing_its_check_is_not_left_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("3-3.mdb");
+        let fill = |mut file: File| {
+            std::io::Write::write_all(&mut file, b"contents")?;
+            Ok(file)
+        };
+        let refused = |temp: &Path| {
+            assert_eq!(fs::read(temp).unwrap(), b"contents", "checked complete");
+            Err(FileError::corrupted(temp, "planted"))
+        };
+        let error = write_atomically_checked(&path, fill, refused).unwrap_err();
+        assert!(error.to_string().contains("planted"), "{error}");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+        write_atomically_checked(&path, fill, |_| Ok(())).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"contents");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }
