@@ -212,8 +212,7 @@ fn write_packed_with(
     let losses: u64 = blocks.iter().map(|b| b.2).sum();
     let model = guesser.map(|p| (losses, p.model));
     let dictionary = dictionary.unwrap_or_default();
-    let contents = (&blocks[..], model, &dictionary[..]);
-    write_file(dir, raw, header, contents, before_rename)
+    write_file(dir, raw, header, &blocks, model, &dictionary, before_rename)
 }
 
 /// A packed file of `raw`'s values (`bytes`) in pair-coded blocks, the
@@ -259,7 +258,7 @@ fn write_pair_coded(
         .map(|(i, &(_, wins, lost))| (grammar.encode_block(symbols.block(i)), wins, lost))
         .collect();
     let grammar = grammar.to_bytes();
-    write_file(dir, raw, header, (&blocks, None, &grammar), before_rename)
+    write_file(dir, raw, header, &blocks, None, &grammar, before_rename)
 }
 
 /// Writes the packed file of these blocks (with each its wins and losses),
@@ -270,7 +269,9 @@ fn write_file(
     dir: &Path,
     raw: &SectorFile,
     mut header: Header,
-    (blocks, model, dictionary): (&[(Vec<u8>, Wins, u64)], Option<(u64, Model)>, &[u8]),
+    blocks: &[(Vec<u8>, Wins, u64)],
+    model: Option<(u64, Model)>,
+    dictionary: &[u8],
     before_rename: BeforeRename,
 ) -> Result<PathBuf, FileError> {
     let overflow = overflow_kept(raw, header.encoding);
