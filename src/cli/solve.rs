@@ -113,26 +113,35 @@ impl Reporter {
                 disk,
             } => {
                 self.total.set_length(to_solve);
-                let mut free = match disk.free {
-                    Some(free) => format!(", {} free", disk_size(free)),
-                    None => String::new(),
-                };
-                match &disk.short {
-                    Some(short) if short.raw_folder => {
-                        free += ": it may not fit (packed files estimated)";
-                    }
-                    Some(short) => free += &format!(
-                        "; {} may not fit on its disk: about {} estimated there, {} free",
-                        short.dir.display(),
-                        disk_size(short.needed),
-                        disk_size(short.free)
-                    ),
-                    None => {}
+                let mut told = String::new();
+                for (i, need) in disk.disks.iter().enumerate() {
+                    let free = match need.free {
+                        Some(free) => format!(", {} free", disk_size(free)),
+                        None => String::new(),
+                    };
+                    let short = if need.short() {
+                        ": it may not fit (packed files estimated)"
+                    } else {
+                        ""
+                    };
+                    let size = disk_size(need.needed);
+                    told += &match i {
+                        0 => format!("up to {size} more disk{free}{short}"),
+                        _ => format!(
+                            "; up to {size} in {} (another disk){free}{short}",
+                            need.dir.display()
+                        ),
+                    };
                 }
-                self.line(format!(
-                    "{units} units ({done} already solved), {positions} positions; {to_solve} to solve; up to {} more disk{free}",
-                    disk_size(disk.needed)
-                ));
+                let planned = format!(
+                    "{units} units ({done} already solved), {positions} positions; {to_solve} to solve; {told}"
+                );
+                if disk.short() {
+                    // A warning: said under --quiet too (a workflow's jobs).
+                    self.total.suspend(|| note(&planned));
+                } else {
+                    self.line(planned);
+                }
             }
             SolveEvent::UnitStarted { sectors, positions } => {
                 if self.terminal && !self.quiet {

@@ -40,32 +40,40 @@ pub(crate) struct DiskPeak {
     pub after_unit: usize,
 }
 
-/// What a solve will add to the disk, told before it starts.
+/// What a solve will add to the disks it writes, told before it starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DiskForecast {
-    /// The most it adds, raw and packed files together (the packed
-    /// estimated at [`PACKED_FRACTION`] of their raw files, and
-    /// [`WDL_PACKED_FRACTION`] more with `pack_wdl`).
-    pub needed: u64,
-    /// The free space of the raw folder's disk, where the system says.
-    pub free: Option<u64>,
-    /// A disk the estimate does not fit on, if any (a solve whose raw files
-    /// alone do not fit is refused instead).
-    pub short: Option<ShortDisk>,
+    /// Each disk, the raw folder's first, then those of packed folders on
+    /// disks of their own.
+    pub disks: Vec<DiskNeed>,
 }
 
-/// A disk too small for what a solve is estimated to write there.
+impl DiskForecast {
+    /// Whether the estimate does not fit on some disk (a solve whose raw
+    /// files alone do not fit is refused instead).
+    pub fn short(&self) -> bool {
+        self.disks.iter().any(DiskNeed::short)
+    }
+}
+
+/// What a solve adds to one disk at most.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ShortDisk {
-    /// The folder written there (the raw folder, or a packed one on a
-    /// disk of its own).
+pub struct DiskNeed {
+    /// The folder written there.
     pub dir: std::path::PathBuf,
-    /// Its free bytes.
-    pub free: u64,
-    /// The bytes estimated to land there at most.
+    /// The bytes added at most: exact for raw files, the packed ones
+    /// estimated at [`PACKED_FRACTION`] of their raw files (and
+    /// [`WDL_PACKED_FRACTION`] for `pack_wdl`'s).
     pub needed: u64,
-    /// Whether it is the raw folder's disk (the one of [`DiskForecast::free`]).
-    pub raw_folder: bool,
+    /// Its free bytes, where the system says.
+    pub free: Option<u64>,
+}
+
+impl DiskNeed {
+    /// Whether the estimate does not fit.
+    pub fn short(&self) -> bool {
+        self.free.is_some_and(|f| f < self.needed)
+    }
 }
 
 /// Step by step, the sector files a solve of `units` in order adds: after
@@ -158,6 +166,14 @@ impl DiskTimeline {
         }
         peak
     }
+
+    /// The most the solve adds to the raw folder's disk where only this
+    /// share of the packed files lands there too (the others on disks of
+    /// their own).
+    pub(crate) fn peak_with(&self, packed_share: f64) -> u64 {
+        let at = |&(raw, packed): &(u64, u64)| raw + (packed as f64 * packed_share).ceil() as u64;
+        self.at_peak.iter().map(at).max().unwrap_or(0)
+    }
 }
 
 /// An error where the raw files of a solve (its exact part) need more than
@@ -205,6 +221,11 @@ mod tests {
         let timeline = DiskTimeline::new(six, &graph, &units, Some(PACKED_FRACTION), &|_| false);
         let packed = timeline.peak();
         assert!(packed.bytes < total, "{packed:?} against {total}");
+        // The raw folder's disk with all the packed files, none, or a part.
+        assert_eq!(timeline.peak_with(1.0), packed.bytes);
+        assert_eq!(timeline.peak_with(0.0), packed.raw_bytes);
+        let part = timeline.peak_with(0.5);
+        assert!(packed.raw_bytes < part && part < packed.bytes, "{part}");
         let estimate = (total as f64 * PACKED_FRACTION) as u64;
         assert!(packed.packed_bytes.abs_diff(estimate) < units.len() as u64 * 2);
         for (i, unit) in units.iter().enumerate() {

@@ -20,7 +20,7 @@ mod run;
 mod wake;
 
 pub use cells::SolvedSector;
-pub use disk::{DiskForecast, PACKED_FRACTION, ShortDisk, WDL_PACKED_FRACTION};
+pub use disk::{DiskForecast, DiskNeed, PACKED_FRACTION, WDL_PACKED_FRACTION};
 pub use error::SolveError;
 pub use plan::{
     CriticalPath, MOVES_WHILE_HOLDING_SLOWDOWN, PACK_BASE_BYTES, PACK_BYTES_PER_POSITION,

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::cells::SolvedSector;
 use super::disk::{
-    DiskForecast, DiskTimeline, PACKED_FRACTION, ShortDisk, WDL_PACKED_FRACTION, refuse_if_short,
+    DiskForecast, DiskNeed, DiskTimeline, PACKED_FRACTION, WDL_PACKED_FRACTION, refuse_if_short,
 };
 use super::error::SolveError;
 use super::lock::UnitLock;
@@ -17,7 +17,7 @@ use super::placement::{Distances, MillClock, is_placement_unit, solve_placement}
 use super::retrograde::{UnitEvent, solve_unit};
 use crate::db::{
     Coder, ESCAPE_BYTE, Header, StoredIndex, Tablebase, file_name, index_file_name,
-    is_current_index, remove_stale_temp_files, write_sector, write_stored_index,
+    is_current_index, remove_stale_temp_files, sector_files, write_sector, write_stored_index,
 };
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::Variant;
@@ -217,10 +217,11 @@ pub fn solve(
     let variant = options.variant;
     let graph = SectorGraph::reachable(variant);
     let units = options.selection.units(variant, &graph)?;
+    // Before the disk is measured: a killed run's files count against it.
+    remove_stale_temp_files(&options.db, &[]);
     let disk = check_disk(options, &graph, &units)?;
     // The folder is made only now that there is something to write in it.
     let (tablebase, made_here) = open_folder(options)?;
-    remove_stale_temp_files(&options.db, &[]);
     let size = |s: &SectorKey| {
         SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
     };
@@ -380,44 +381,48 @@ fn check_disk(
         0.0
     };
     let fraction = pack.map(|_| PACKED_FRACTION + wdl);
-    let peak = DiskTimeline::new(options.variant, graph, units, fraction, &solved).peak();
+    let timeline = DiskTimeline::new(options.variant, graph, units, fraction, &solved);
+    let peak = timeline.peak();
     let free = free_disk_bytes(&options.db);
     refuse_if_short(peak, free, &options.db, pack.is_some())?;
-    // What lands on each disk: on the raw folder's, at most the whole peak;
-    // on a disk of packed folders alone, their share of the packed bytes.
-    let mut disks: Vec<(&Path, u64)> = vec![(&options.db, peak.bytes)];
-    let packed_share = |fraction: f64| {
+    // What lands on each disk. On the raw folder's, the raw files with the
+    // share of the packed files beside them, at their peak together; on a
+    // disk of packed folders alone their share of the packed files, with
+    // the packing of the sectors solved but still raw.
+    let share = |fraction: f64| {
         (peak.packed_bytes as f64 * fraction / (PACKED_FRACTION + wdl)).ceil() as u64
     };
+    let still_raw = sector_files(&options.db)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| std::fs::metadata(options.db.join(file_name(*s))).ok())
+        .map(|m| m.len())
+        .sum::<u64>() as f64;
     let packed_folders = [
         (pack, PACKED_FRACTION),
         (options.pack_wdl.as_deref(), WDL_PACKED_FRACTION),
     ];
+    let mut disks: Vec<(&Path, u64)> = vec![(&options.db, 0)];
+    let mut beside_raw = 0.0;
     for (dir, fraction) in packed_folders {
         let Some(dir) = dir else { continue };
+        let away = share(fraction) + (still_raw * fraction).ceil() as u64;
         match disks.iter().position(|(d, _)| same_disk(d, dir)) {
-            Some(0) => {}
-            Some(i) => disks[i].1 += packed_share(fraction),
-            None => disks.push((dir, packed_share(fraction))),
+            Some(0) => beside_raw += fraction,
+            Some(i) => disks[i].1 += away,
+            None => disks.push((dir, away)),
         }
     }
-    let short = disks
+    disks[0].1 = timeline.peak_with(beside_raw / (PACKED_FRACTION + wdl));
+    let disks = disks
         .into_iter()
-        .enumerate()
-        .find_map(|(i, (dir, needed))| {
-            let free = free_disk_bytes(dir).filter(|&f| f < needed)?;
-            Some(ShortDisk {
-                dir: dir.to_path_buf(),
-                free,
-                needed,
-                raw_folder: i == 0,
-            })
-        });
-    Ok(DiskForecast {
-        needed: peak.bytes,
-        free,
-        short,
-    })
+        .map(|(dir, needed)| DiskNeed {
+            dir: dir.to_path_buf(),
+            needed,
+            free: free_disk_bytes(dir),
+        })
+        .collect();
+    Ok(DiskForecast { disks })
 }
 
 /// The folder a solve writes and whether this solve made it (see
