@@ -2,7 +2,7 @@
 //! wins and draws a probe finds by a one-ply search), or as loss bits (`pack
 //! --wdl`, the same without plies): each sector is decoded
 //! once, by that search, into a raw sector file of a scratch folder (in the
-//! system's temporary folder, `morris-verify-PID`), and the raw files get the forward
+//! system's temporary folder, `morris-verify-PID-on-HOST`), and the raw files get the forward
 //! check ([`super::forward`]). A sector stays decoded while a sector still to
 //! check reads it, so each is searched about once instead of once per parent
 //! position (what the simple check does, two plies deep).
@@ -29,6 +29,7 @@ use crate::db::{
     write_sector,
 };
 use crate::index::SectorKey;
+use crate::system::{UNKNOWN_HOST, host_name};
 
 /// A packed folder's sectors decoded into a scratch raw folder, as checks
 /// need them.
@@ -166,8 +167,12 @@ impl<'a> Decoded<'a> {
         static CHECKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = CHECKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = match n {
-            0 => format!("morris-verify-{}", std::process::id()),
-            n => format!("morris-verify-{}-{n}", std::process::id()),
+            0 => format!("morris-verify-{}-on-{}", std::process::id(), host_name()),
+            n => format!(
+                "morris-verify-{}-{n}-on-{}",
+                std::process::id(),
+                host_name()
+            ),
         };
         remove_dead_scratch_folders();
         let dir = std::env::temp_dir().join(name);
@@ -279,12 +284,17 @@ fn remove_dead_scratch_folders() {
         let Some(rest) = name.strip_prefix("morris-verify-") else {
             continue;
         };
-        let pid = rest.split('-').next().unwrap_or("");
-        let gone = pid.parse::<u32>().is_ok_and(|pid| {
-            cfg!(target_os = "linux")
-                && pid != std::process::id()
-                && !std::path::Path::new(&format!("/proc/{pid}")).exists()
-        });
+        // `PID[-N]-on-HOST`: a folder of another machine sharing the
+        // temporary folder is not judged (before hosts were named: this one).
+        let (process, host) = rest.split_once("-on-").unwrap_or((rest, ""));
+        let here = host.is_empty() || (host != UNKNOWN_HOST && host == host_name());
+        let pid = process.split('-').next().unwrap_or("");
+        let gone = here
+            && pid.parse::<u32>().is_ok_and(|pid| {
+                cfg!(target_os = "linux")
+                    && pid != std::process::id()
+                    && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            });
         if gone {
             let _ = std::fs::remove_dir_all(entry.path());
         }

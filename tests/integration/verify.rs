@@ -339,3 +339,60 @@ fn decoded_loss_bits_are_checked_as_the_search_checks_them() {
     };
     assert_eq!(found(&by_decoding), found(&searched));
 }
+
+/// The check of a packed folder removes the scratch folders that checks
+/// killed on this machine left in the temporary folder, and keeps those of
+/// other machines sharing it (it cannot tell whether they still run) and
+/// of processes alive here.
+#[test]
+fn dead_scratch_folders_of_this_machine_alone_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (raw, packed) = (dir.path().join("raw"), dir.path().join("packed"));
+    let (raw, packed) = (raw.to_str().unwrap(), packed.to_str().unwrap());
+    crate::first_use::ok(&[
+        "--variant",
+        "six",
+        "solve",
+        "--db",
+        raw,
+        "--max-men",
+        "7",
+        "--quiet",
+    ]);
+    crate::first_use::ok(&["pack", "--db", raw, "--out", packed]);
+    let tmp = dir.path().join("tmp");
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    // Above any process number Linux gives (2^22 at most).
+    let dead = 4_294_967;
+    let alive = std::process::id();
+    let folders = [
+        (format!("morris-verify-{dead}-on-{host}"), false),
+        (format!("morris-verify-{dead}-2-on-{host}"), false),
+        (format!("morris-verify-{dead}"), false),
+        (format!("morris-verify-{dead}-on-another-{host}"), true),
+        (format!("morris-verify-{alive}-on-{host}"), true),
+    ];
+    for (name, _) in &folders {
+        std::fs::create_dir_all(tmp.join(name)).unwrap();
+    }
+    let out = crate::first_use::morris()
+        .args(["verify", "--db", packed])
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    for (name, kept) in &folders {
+        assert_eq!(tmp.join(name).exists(), *kept, "{name}");
+    }
+    // And its own is gone.
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 2);
+}
