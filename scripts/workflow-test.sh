@@ -53,6 +53,16 @@ same "$work/six-packed" "$work/six-packed-solve"
 same "$work/six-wdl" "$work/six-wdl-solve"
 same "$work/six-raw" "$work/six-raw-solve"
 
+# pack_wdl without pack: refused as the workflow is read, not by each job.
+if flow --config db="$work/lone-wdl" variant=six pack_wdl="$work/lone-wdl-packed" \
+    > "$work/lone-wdl.log" 2>&1; then
+    echo "workflow-test: pack_wdl without pack was not refused"
+    exit 1
+fi
+grep -q "give both" "$work/lone-wdl.log"
+[ ! -e "$work/lone-wdl" ]
+echo "workflow-test: pack_wdl without pack is refused as the workflow is read"
+
 # A job killed with SIGKILL in the middle of a unit of seconds (4-5 + 5-4,
 # 21 M positions; its lock file shows it was still at work): the
 # workflow fails; run again, it solves what is left and the files are those

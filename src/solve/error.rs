@@ -22,6 +22,10 @@ pub enum SolveError {
         "a folder of win/draw/loss only cannot hold values under the move-count rule (they depend on the plies to the next mill): solve without --pack-wdl"
     )]
     WdlUnderRule,
+    #[error(
+        "a win/draw/loss folder is packed as the solve goes, beside the packed folder of full values: it needs that folder too"
+    )]
+    WdlWithoutPack,
     #[error("{}", not_enough_disk(dir, *needed, *free, *packing))]
     NotEnoughDisk {
         dir: PathBuf,
@@ -80,7 +84,8 @@ impl SolveError {
             SolveError::UnitNeedsSectors { .. } => ErrorKind::MissingData,
             SolveError::MarksMismatch { .. }
             | SolveError::MarksWithoutRule { .. }
-            | SolveError::WdlUnderRule => ErrorKind::Usage,
+            | SolveError::WdlUnderRule
+            | SolveError::WdlWithoutPack => ErrorKind::Usage,
             SolveError::MissingDependency { source, .. } | SolveError::Probe(source) => {
                 source.kind()
             }

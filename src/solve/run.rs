@@ -217,6 +217,9 @@ pub fn solve(
     let variant = options.variant;
     let graph = SectorGraph::reachable(variant);
     let units = options.selection.units(variant, &graph)?;
+    if options.pack_wdl.is_some() && options.pack.is_none() {
+        return Err(SolveError::WdlWithoutPack);
+    }
     // Before the disk is measured: a killed run's files count against it.
     remove_stale_temp_files(&options.db, &[]);
     let disk = check_disk(options, &graph, &units)?;

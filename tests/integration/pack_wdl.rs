@@ -127,6 +127,22 @@ fn win_draw_loss_packing_along_refuses_what_cannot_be() {
         run(&[&["--n-move", "100"], &args[..], &["--pack-wdl", &at("w")]].concat());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("move-count rule"), "{err}");
+    // The library's options the command line cannot give: the folder of
+    // win/draw/loss without the packed one it is packed beside.
+    let err = morris::solve(
+        &morris::SolveOptions {
+            db: raw.clone().into(),
+            variant: morris::Variant::by_name("six").unwrap(),
+            selection: morris::Selection::MaxMen(6),
+            pack: None,
+            pack_coder: morris::db::Coder::DEFAULT,
+            pack_wdl: Some(at("w").into()),
+            without_rule: None,
+        },
+        &|_| {},
+    )
+    .unwrap_err();
+    assert!(matches!(err, morris::SolveError::WdlWithoutPack), "{err}");
     for folder in [raw, packed, at("w")] {
         assert!(!Path::new(&folder).exists(), "{folder} left behind");
     }
