@@ -109,11 +109,8 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
             },
         );
     }
-    if let Some(scratch) = unwritable_scratch(err) {
-        return Some(format!(
-            "a packed folder is decoded a sector at a time into the system's temporary folder ({}): point TMPDIR at a folder on a disk with room, e.g. `TMPDIR=/var/tmp morris ...`",
-            scratch.display()
-        ));
+    if let Some(hint) = scratch_hint(err) {
+        return Some(hint);
     }
     if let Some(SolveError::UnreachableSector { variant, .. }) =
         err.chain().find_map(|c| c.downcast_ref::<SolveError>())
@@ -185,21 +182,21 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
     })
 }
 
-/// The system's temporary folder, where the error is a file there that
-/// cannot be written (the scratch folder of a packed folder's decoding).
-fn unwritable_scratch(err: &anyhow::Error) -> Option<std::path::PathBuf> {
+/// Where the error is a file of the system's temporary folder that cannot
+/// be written (the scratch folder of a packed folder's decoding): where to
+/// decode instead.
+fn scratch_hint(err: &anyhow::Error) -> Option<String> {
     let scratch = std::env::temp_dir();
     err.chain().find_map(|cause| {
-        let file = cause
-            .downcast_ref::<FileError>()
-            .or(match cause.downcast_ref() {
-                Some(ProbeError::File(f) | ProbeError::Damaged { source: f, .. }) => Some(f),
-                _ => None,
-            });
+        let file = cause.downcast_ref::<FileError>().or(match cause.downcast_ref() {
+            Some(ProbeError::File(f) | ProbeError::Damaged { source: f, .. }) => Some(f),
+            _ => None,
+        });
         match file {
-            Some(FileError::Write { path, .. }) if path.starts_with(&scratch) => {
-                Some(scratch.clone())
-            }
+            Some(FileError::Write { path, .. }) if path.starts_with(&scratch) => Some(format!(
+                "a packed folder is decoded a sector at a time into the system's temporary folder ({}): point TMPDIR at a folder on a disk with room, e.g. `TMPDIR=/var/tmp morris ...`",
+                scratch.display()
+            )),
             _ => None,
         }
     })

@@ -90,3 +90,18 @@ pub(super) fn marks(
         .filter(|found| !matches!(found, Ok((_, DRAW_BYTE))))
         .collect()
 }
+
+/// Removes a folder this solve made and wrote nothing but its manifest
+/// into: a refused solve leaves nothing behind. Anything else in it (a
+/// second solve's files) keeps it.
+pub(super) fn remove_empty_folder(dir: &Path) {
+    let only_the_manifest = std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .all(|e| e.file_name() == crate::db::MANIFEST)
+    });
+    if only_the_manifest {
+        let _ = std::fs::remove_file(dir.join(crate::db::MANIFEST));
+        let _ = std::fs::remove_dir(dir);
+    }
+}

@@ -50,16 +50,25 @@ impl<'a> PackAlong<'a> {
             return Err(SolveError::WdlUnderRule);
         }
         let encoding = Encoding::packed(variant, false, false);
+        let made_here = !dir.exists();
         let packed = Tablebase::create_packed(dir, variant, encoding)?.marking_draws_like(raw)?;
         remove_stale_temp_files(dir, &[]);
-        let wdl = match wdl_dir {
-            Some(wdl_dir) => {
-                let encoding = Encoding::packed(variant, true, false);
-                let wdl = Tablebase::create_packed(wdl_dir, variant, encoding)?;
-                remove_stale_temp_files(wdl_dir, &[]);
-                Some(wdl.marking_draws_like(raw)?)
+        let open_wdl = |wdl_dir: &Path| -> Result<Tablebase, SolveError> {
+            let encoding = Encoding::packed(variant, true, false);
+            let wdl = Tablebase::create_packed(wdl_dir, variant, encoding)?;
+            remove_stale_temp_files(wdl_dir, &[]);
+            Ok(wdl.marking_draws_like(raw)?)
+        };
+        let wdl = match wdl_dir.map(open_wdl).transpose() {
+            Ok(wdl) => wdl,
+            Err(e) => {
+                // Refused: the packed folder made for it goes too.
+                if made_here {
+                    drop(packed);
+                    super::marks::remove_empty_folder(dir);
+                }
+                return Err(e);
             }
-            None => None,
         };
         let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
         let mut successors: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();

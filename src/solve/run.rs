@@ -134,6 +134,17 @@ pub struct SolveOptions {
     pub without_rule: Option<PathBuf>,
 }
 
+impl SolveOptions {
+    /// Fails on options that contradict each other (the command line
+    /// cannot give them; a program can).
+    fn refuse_contradictions(&self) -> Result<(), SolveError> {
+        if self.pack_wdl.is_some() && self.pack.is_none() {
+            return Err(SolveError::WdlWithoutPack);
+        }
+        Ok(())
+    }
+}
+
 /// What the solve reports as it goes; the binary draws it.
 pub enum SolveEvent<'a> {
     Planned {
@@ -217,11 +228,7 @@ pub fn solve(
     let variant = options.variant;
     let graph = SectorGraph::reachable(variant);
     let units = options.selection.units(variant, &graph)?;
-    if options.pack_wdl.is_some() && options.pack.is_none() {
-        return Err(SolveError::WdlWithoutPack);
-    }
-    // Before the disk is measured: a killed run's files count against it.
-    remove_stale_temp_files(&options.db, &[]);
+    options.refuse_contradictions()?;
     let disk = check_disk(options, &graph, &units)?;
     // The folder is made only now that there is something to write in it.
     let (tablebase, made_here) = open_folder(options)?;
@@ -373,6 +380,8 @@ fn check_disk(
     graph: &SectorGraph,
     units: &[Vec<SectorKey>],
 ) -> Result<DiskForecast, SolveError> {
+    // Before the disk is measured: a killed run's files count against it.
+    remove_stale_temp_files(&options.db, &[]);
     let pack = options.pack.as_deref();
     let solved = |s: SectorKey| {
         let name = file_name(s);
@@ -436,7 +445,7 @@ fn open_folder(options: &SolveOptions) -> Result<(Tablebase, bool), SolveError> 
     let tablebase =
         marks::create_folder(&options.db, options.variant, without_rule).inspect_err(|_| {
             if made_here {
-                remove_empty_folder(&options.db);
+                marks::remove_empty_folder(&options.db);
             }
         })?;
     Ok((tablebase, made_here))
@@ -462,7 +471,7 @@ fn start_packing_along<'a>(
     .map(Some)
     .inspect_err(|_| {
         if made_here {
-            remove_empty_folder(&options.db);
+            marks::remove_empty_folder(&options.db);
         }
     })
 }
@@ -617,19 +626,4 @@ fn store_index(tablebase: &Tablebase, sector: SectorKey) -> Result<bool, SolveEr
     let index = SectorIndex::of(variant.board, us as usize, them as usize);
     write_stored_index(tablebase.dir(), variant, &index)?;
     Ok(damaged)
-}
-
-/// Removes a folder this solve made and wrote nothing but its manifest
-/// into: a refused solve leaves nothing behind. Anything else in it (a
-/// second solve's files) keeps it.
-fn remove_empty_folder(dir: &std::path::Path) {
-    let only_the_manifest = std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries
-            .flatten()
-            .all(|e| e.file_name() == crate::db::MANIFEST)
-    });
-    if only_the_manifest {
-        let _ = std::fs::remove_file(dir.join(crate::db::MANIFEST));
-        let _ = std::fs::remove_dir(dir);
-    }
 }

@@ -127,6 +127,14 @@ fn win_draw_loss_packing_along_refuses_what_cannot_be() {
         run(&[&["--n-move", "100"], &args[..], &["--pack-wdl", &at("w")]].concat());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("move-count rule"), "{err}");
+    // A win/draw/loss folder that cannot be made (a file is in its place):
+    // the packed folder made for the solve goes with the refusal.
+    let (file, fresh) = (at("a-file"), at("fresh"));
+    std::fs::write(&file, "not a folder").unwrap();
+    let args = ["solve", "--max-men", "6", "--db", &raw, "--pack", &fresh];
+    let (code, _, err) = run(&[&args[..], &["--pack-wdl", &file]].concat());
+    assert_ne!(code, 0, "{err}");
+    assert!(!Path::new(&fresh).exists(), "{fresh} left behind: {err}");
     // The library's options the command line cannot give: the folder of
     // win/draw/loss without the packed one it is packed beside.
     let err = morris::solve(
@@ -143,7 +151,7 @@ fn win_draw_loss_packing_along_refuses_what_cannot_be() {
     )
     .unwrap_err();
     assert!(matches!(err, morris::SolveError::WdlWithoutPack), "{err}");
-    for folder in [raw, packed, at("w")] {
+    for folder in [raw, packed, at("w"), fresh] {
         assert!(!Path::new(&folder).exists(), "{folder} left behind");
     }
 }
