@@ -13,8 +13,8 @@ use std::path::Path;
 use super::error::SolveError;
 use super::lock::UnitLock;
 use crate::db::{
-    Coder, Encoding, FileError, SectorFile, Tablebase, copy_stored_index, file_name,
-    remove_stale_temp_files, same_values, sector_files, write_packed_checked,
+    Coder, Encoding, FileError, SectorFile, Tablebase, copy_stored_index, file_name, same_values,
+    sector_files, write_packed_checked,
 };
 use crate::index::{SectorGraph, SectorKey};
 use crate::verify::decoded::Decoded;
@@ -52,11 +52,9 @@ impl<'a> PackAlong<'a> {
         let encoding = Encoding::packed(variant, false, false);
         let made_here = !dir.exists();
         let packed = Tablebase::create_packed(dir, variant, encoding)?.marking_draws_like(raw)?;
-        remove_stale_temp_files(dir, &[]);
         let open_wdl = |wdl_dir: &Path| -> Result<Tablebase, SolveError> {
             let encoding = Encoding::packed(variant, true, false);
             let wdl = Tablebase::create_packed(wdl_dir, variant, encoding)?;
-            remove_stale_temp_files(wdl_dir, &[]);
             Ok(wdl.marking_draws_like(raw)?)
         };
         let wdl = match wdl_dir.map(open_wdl).transpose() {

@@ -649,3 +649,26 @@ fn a_packed_check_without_room_to_decode_says_so_once() {
     );
     assert!(err.contains("TMPDIR"), "{err}");
 }
+
+/// `pack` into a folder where a killed `pack` on this machine left a
+/// temporary file removes it (one of another machine stays: it may still
+/// be writing).
+#[test]
+fn pack_removes_what_a_killed_pack_left() {
+    let (dir, db) = small_folder();
+    let packed = dir.path().join("packed");
+    std::fs::create_dir(&packed).unwrap();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    // Above any process number Linux gives.
+    let ours = packed.join(format!("3-3.mdb.tmp.{host}.4294967"));
+    let theirs = packed.join(format!("3-4.mdb.tmp.another-{host}.4294967"));
+    for f in [&ours, &theirs] {
+        std::fs::write(f, "cut short").unwrap();
+    }
+    ok(&["pack", "--db", &db, "--out", packed.to_str().unwrap()]);
+    if cfg!(target_os = "linux") {
+        assert!(!ours.exists() && theirs.exists());
+    }
+}

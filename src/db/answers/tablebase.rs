@@ -161,7 +161,9 @@ impl Tablebase {
     }
 
     /// Opens a folder to write the packed copy of a folder of `variant`
-    /// into (`morris pack`), creating it and its manifest when missing.
+    /// into (`morris pack`, packing as a solve goes), creating it and its
+    /// manifest when missing; the temporary files that writers killed on
+    /// this machine left there are removed.
     ///
     /// # Errors
     /// I/O errors, or a folder of other rules or of files of another kind.
@@ -171,6 +173,7 @@ impl Tablebase {
         encoding: Encoding,
     ) -> Result<Tablebase, ProbeError> {
         prepare_folder(dir, variant, encoding.storage())?;
+        crate::db::remove_stale_temp_files(dir, &[]);
         Tablebase::open(dir, variant)
     }
 
