@@ -2,8 +2,9 @@
 # The Snakemake workflow (workflow/Snakefile) on the real engine, with
 # --cores 2: six whole, Lasker's sectors up to 2+2-2+2 (placement units with
 # moves inside), Morabaraba's up to 2+2-2+2 and six packed as they go (six
-# with its win/draw/loss folder too), each folder byte for byte what `morris
-# solve` writes; then a job killed in the
+# with its win/draw/loss folder too, and given it only once the units are
+# done), each folder byte for byte what `morris solve` writes; pack_wdl
+# without pack refused; then a job killed in the
 # middle of its unit and the workflow run again, which must give the same
 # files. CI runs it.
 #
@@ -52,6 +53,12 @@ morris --variant six solve --all --db "$work/six-raw-solve" --pack "$work/six-pa
 same "$work/six-packed" "$work/six-packed-solve"
 same "$work/six-wdl" "$work/six-wdl-solve"
 same "$work/six-raw" "$work/six-raw-solve"
+
+# pack_wdl given once the units are done (packed without it): the workflow's
+# last step decodes the win/draw/loss folder, as solve's catch-up does.
+flow --config db="$work/late-raw" variant=six pack="$work/late-packed"
+flow --config db="$work/late-raw" variant=six pack="$work/late-packed" pack_wdl="$work/late-wdl"
+same "$work/late-wdl" "$work/six-wdl-solve"
 
 # pack_wdl without pack: refused as the workflow is read, not by each job.
 if flow --config db="$work/lone-wdl" variant=six pack_wdl="$work/lone-wdl-packed" \

@@ -327,7 +327,10 @@ pub fn solve(
         tablebase.forget_all();
         SectorIndex::release_cached();
     }
-    if let Some(along) = &along {
+    // A workflow's unit jobs leave the catch-up to its last step (a solve
+    // of the whole selection): in each job it would wait on the others.
+    let unit_job = matches!(options.selection, Selection::Unit(_));
+    if let Some(along) = along.as_ref().filter(|_| !unit_job) {
         let started = Instant::now();
         let sectors = along.catch_up_wdl()?;
         if !sectors.is_empty() {
