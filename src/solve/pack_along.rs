@@ -122,12 +122,18 @@ impl<'a> PackAlong<'a> {
                 }
             }
         }
+        self.note_disk()?;
+        Ok(packed)
+    }
+
+    /// Notes the disk the folders use now, for [`Self::peak_disk`].
+    fn note_disk(&mut self) -> Result<(), SolveError> {
         let mut disk = folder_bytes(self.raw.dir())? + folder_bytes(self.packed.dir())?;
         if let Some(wdl) = &self.wdl {
             disk += folder_bytes(wdl.dir())?;
         }
         self.peak_disk = self.peak_disk.max(disk);
-        Ok(packed)
+        Ok(())
     }
 
     fn pack(&self, sector: SectorKey) -> Result<(), SolveError> {
@@ -180,7 +186,7 @@ impl<'a> PackAlong<'a> {
     /// from the packed folder (as `morris pack` of a packed folder does)
     /// where everything they read is packed, each under the lock packing it
     /// takes; returns those written.
-    pub(super) fn catch_up_wdl(&self) -> Result<Vec<SectorKey>, SolveError> {
+    pub(super) fn catch_up_wdl(&mut self) -> Result<Vec<SectorKey>, SolveError> {
         let Some(wdl) = &self.wdl else {
             return Ok(Vec::new());
         };
@@ -222,6 +228,8 @@ impl<'a> PackAlong<'a> {
             decoder.forget(sector);
             written.push(sector);
         }
+        drop(decoded);
+        self.note_disk()?;
         Ok(written)
     }
 }

@@ -330,9 +330,10 @@ pub fn solve(
     // A workflow's unit jobs leave the catch-up to its last step (a solve
     // of the whole selection): in each job it would wait on the others.
     let unit_job = matches!(options.selection, Selection::Unit(_));
-    if let Some(along) = along.as_ref().filter(|_| !unit_job) {
+    if let Some(along) = along.as_mut().filter(|_| !unit_job) {
         let started = Instant::now();
         let sectors = along.catch_up_wdl()?;
+        summary.peak_disk = Some(along.peak_disk);
         if !sectors.is_empty() {
             let elapsed = started.elapsed();
             summary.packing += elapsed;

@@ -78,6 +78,19 @@ fn win_draw_loss_packed_as_the_solve_goes_is_what_pack_writes() {
         "{log}"
     );
     same_sector_files(&at("wdl"), &at("wdl3"));
+    // Nothing left to solve: the peak told is measured after the decoding.
+    let held: f64 = log
+        .split("held at most ")
+        .nth(1)
+        .and_then(|rest| rest.split(" MB").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{log}"));
+    let bytes: u64 = ["raw3", "packed3", "wdl3"]
+        .iter()
+        .flat_map(|f| std::fs::read_dir(at(f)).unwrap())
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(held * 1e6 + 1e3 >= bytes as f64, "{held} MB, {bytes} bytes");
 
     // Part solved without it, the rest with it.
     let (raw, packed, wdl) = (at("raw4"), at("packed4"), at("wdl4"));
