@@ -188,9 +188,19 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
 fn scratch_hint(err: &anyhow::Error) -> Option<String> {
     let scratch = std::env::temp_dir();
     err.chain().find_map(|cause| {
-        let file = cause.downcast_ref::<FileError>().or(match cause.downcast_ref() {
-            Some(ProbeError::File(f) | ProbeError::Damaged { source: f, .. }) => Some(f),
-            _ => None,
+        // Transparent wrappers hide the file error from the chain.
+        fn of_probe(e: &ProbeError) -> Option<&FileError> {
+            match e {
+                ProbeError::File(f) | ProbeError::Damaged { source: f, .. } => Some(f),
+                _ => None,
+            }
+        }
+        let file = cause.downcast_ref::<FileError>().or_else(|| {
+            match (cause.downcast_ref(), cause.downcast_ref::<SolveError>()) {
+                (Some(probe), _) | (_, Some(SolveError::Probe(probe))) => of_probe(probe),
+                (_, Some(SolveError::File(f))) => Some(f),
+                _ => None,
+            }
         });
         match file {
             Some(FileError::Write { path, .. }) if path.starts_with(&scratch) => Some(format!(

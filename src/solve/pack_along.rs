@@ -201,14 +201,19 @@ impl<'a> PackAlong<'a> {
                     .all(|c| self.packed.has_sector(*c) && !self.raw.has_sector(*c))
             })
         };
+        let mut todo = Vec::new();
         for sector in sector_files(self.packed.dir())? {
-            if wdl.has_sector(sector)
-                || self.raw.has_sector(sector)
-                || !all_packed(sector)
-                || !Decoded::applies(&self.packed, sector)?
+            if !wdl.has_sector(sector)
+                && !self.raw.has_sector(sector)
+                && all_packed(sector)
+                && Decoded::applies(&self.packed, sector)?
             {
-                continue;
+                todo.push(sector);
             }
+        }
+        let room = Decoded::room_needed(&self.packed, &todo, |_| true, true);
+        Decoded::refuse_without_room(room)?;
+        for sector in todo {
             // Jobs of a workflow that finish together: one decodes it.
             let _lock = UnitLock::acquire(self.raw.dir(), &format!("pack-{sector}"), || {})?;
             wdl.forget(sector);

@@ -636,6 +636,28 @@ fn a_packed_check_without_room_to_decode_says_so_once() {
         err.contains("need at least 0.1") && err.contains("TMPDIR"),
         "{err}"
     );
+    // The win/draw/loss catch-up of a solve decodes there too.
+    let (raw2, packed2) = (dir.path().join("raw2"), dir.path().join("packed2"));
+    let (raw2, packed2) = (raw2.to_str().unwrap(), packed2.to_str().unwrap());
+    let solve = [
+        "--variant",
+        "six",
+        "solve",
+        "--all",
+        "--db",
+        raw2,
+        "--pack",
+        packed2,
+    ];
+    ok(&[&solve[..], &["--quiet"]].concat());
+    let wdl2 = dir.path().join("wdl2");
+    let catch_up = [&solve[..], &["--pack-wdl", wdl2.to_str().unwrap()]].concat();
+    let (code, err, _) = with_tmpdir("64k", &catch_up).unwrap();
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains("need at least 0.1") && err.contains("TMPDIR"),
+        "{err}"
+    );
     // The room it said (1.92 MB, and a little for the folder): enough.
     let (code, err, left) = with_tmpdir("1900k", &verify).unwrap();
     assert_eq!(code, Some(0), "{err}");
