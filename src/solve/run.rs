@@ -327,21 +327,34 @@ pub fn solve(
         tablebase.forget_all();
         SectorIndex::release_cached();
     }
-    // A workflow's unit jobs leave the catch-up to its last step (a solve
-    // of the whole selection): in each job it would wait on the others.
-    let unit_job = matches!(options.selection, Selection::Unit(_));
-    if let Some(along) = along.as_mut().filter(|_| !unit_job) {
-        let started = Instant::now();
-        let sectors = along.catch_up_wdl()?;
-        summary.peak_disk = Some(along.peak_disk);
-        if !sectors.is_empty() {
-            let elapsed = started.elapsed();
-            summary.packing += elapsed;
-            on_event(SolveEvent::CaughtUp { sectors, elapsed });
-        }
-    }
+    catch_up(along.as_mut(), options, &mut summary, on_event)?;
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// With `--pack-wdl`, the sectors packed before it was given decoded into
+/// its folder ([`PackAlong::catch_up_wdl`]), at the end of a solve.
+fn catch_up(
+    along: Option<&mut PackAlong>,
+    options: &SolveOptions,
+    summary: &mut SolveSummary,
+    on_event: &(dyn Fn(SolveEvent) + Sync),
+) -> Result<(), SolveError> {
+    // A workflow's unit jobs leave it to its last step (a solve of the
+    // whole selection): in each job it would wait on the others.
+    let unit_job = matches!(options.selection, Selection::Unit(_));
+    let Some(along) = along.filter(|_| !unit_job) else {
+        return Ok(());
+    };
+    let started = Instant::now();
+    let sectors = along.catch_up_wdl()?;
+    summary.peak_disk = Some(along.peak_disk);
+    if !sectors.is_empty() {
+        let elapsed = started.elapsed();
+        summary.packing += elapsed;
+        on_event(SolveEvent::CaughtUp { sectors, elapsed });
+    }
+    Ok(())
 }
 
 /// What the solve is about to do: the units, those done, the positions, and
