@@ -377,8 +377,12 @@ pub fn verify(
         let room = Decoded::room_needed(tablebase, &sectors, checked_now, false);
         Decoded::refuse_without_room(room)?;
     }
-    let mut decoded = None;
+    let mut decoded: Option<Decoded> = None;
     for (at, &sector) in sectors.iter().enumerate() {
+        // Before each step, whatever it ends in (what room_needed counts).
+        if let Some(decoded) = &mut decoded {
+            decoded.keep_only_for(&sectors[at..]);
+        }
         let file = match tablebase.sector(sector) {
             Ok(file) => file,
             Err(e) => {
@@ -401,9 +405,7 @@ pub fn verify(
             }
         };
         let size = file.header.positions();
-        if let Some(decoded) = &mut decoded {
-            decoded.keep_only_for(&sectors[at + 1..]);
-        } else if packed {
+        if decoded.is_none() && packed {
             // Its blocks were kept decoded: memory for the next sector.
             tablebase.forget_all();
         }

@@ -203,11 +203,25 @@ fn scratch_hint(err: &anyhow::Error) -> Option<String> {
             }
         });
         match file {
-            Some(FileError::Write { path, .. }) if path.starts_with(&scratch) => Some(format!(
+            Some(FileError::Write { path, .. }) if is_scratch(path, &scratch) => Some(format!(
                 "a packed folder is decoded a sector at a time into the system's temporary folder ({}): point TMPDIR at a folder on a disk with room, e.g. `TMPDIR=/var/tmp morris ...`",
                 scratch.display()
             )),
             _ => None,
         }
     })
+}
+
+/// Whether `path` is the temporary folder itself (too small: refused before
+/// decoding) or in a scratch folder of the decoding there.
+fn is_scratch(path: &Path, temp: &Path) -> bool {
+    path == temp
+        || path.strip_prefix(temp).is_ok_and(|rest| {
+            rest.components().next().is_some_and(|first| {
+                first
+                    .as_os_str()
+                    .to_string_lossy()
+                    .starts_with("morris-verify-")
+            })
+        })
 }

@@ -50,23 +50,14 @@ impl<'a> PackAlong<'a> {
             return Err(SolveError::WdlUnderRule);
         }
         let encoding = Encoding::packed(variant, false, false);
-        let made_here = !dir.exists();
         let packed = Tablebase::create_packed(dir, variant, encoding)?.marking_draws_like(raw)?;
-        let open_wdl = |wdl_dir: &Path| -> Result<Tablebase, SolveError> {
-            let encoding = Encoding::packed(variant, true, false);
-            let wdl = Tablebase::create_packed(wdl_dir, variant, encoding)?;
-            Ok(wdl.marking_draws_like(raw)?)
-        };
-        let wdl = match wdl_dir.map(open_wdl).transpose() {
-            Ok(wdl) => wdl,
-            Err(e) => {
-                // Refused: the packed folder made for it goes too.
-                if made_here {
-                    drop(packed);
-                    super::marks::remove_empty_folder(dir);
-                }
-                return Err(e);
+        let wdl = match wdl_dir {
+            Some(wdl_dir) => {
+                let encoding = Encoding::packed(variant, true, false);
+                let wdl = Tablebase::create_packed(wdl_dir, variant, encoding)?;
+                Some(wdl.marking_draws_like(raw)?)
             }
+            None => None,
         };
         let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
         let mut successors: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
@@ -170,31 +161,18 @@ impl<'a> PackAlong<'a> {
         match kept {
             // Packed before an interruption: checked all the same.
             Some(file) => same_values(raw, &file, variant)?,
-            None => drop(write_packed_checked(
-                folder.dir(),
-                raw,
-                encoding,
-                variant,
-                self.coder,
-            )?),
+            None => write_packed_checked(folder.dir(), raw, encoding, variant, self.coder)?,
         }
         Ok(copy_stored_index(self.raw.dir(), folder.dir(), sector)?)
     }
 
-    /// With `--pack-wdl`: the sectors of the packed folder that the folder
-    /// of win/draw/loss lacks (packed before it was asked for), decoded
-    /// from the packed folder (as `morris pack` of a packed folder does)
-    /// where everything they read is packed, each under the lock packing it
-    /// takes; returns those written.
-    pub(super) fn catch_up_wdl(&mut self) -> Result<Vec<SectorKey>, SolveError> {
+    /// The sectors the catch-up decodes now ([`Self::catch_up_wdl`]):
+    /// packed, not in the win/draw/loss folder, and read from the packed
+    /// folder alone (every sector they read is packed).
+    fn to_catch_up(&self) -> Result<Vec<SectorKey>, SolveError> {
         let Some(wdl) = &self.wdl else {
             return Ok(Vec::new());
         };
-        let mut written = Vec::new();
-        let mut decoded: Option<Decoded> = None;
-        let encoding = Encoding::packed(self.raw.variant(), true, false);
-        let variant = self.raw.variant();
-        // Decoded from the packed folder alone: every sector it reads is there.
         let all_packed = |sector: SectorKey| {
             self.successors.get(&sector).is_some_and(|read| {
                 read.iter()
@@ -211,9 +189,34 @@ impl<'a> PackAlong<'a> {
                 todo.push(sector);
             }
         }
+        Ok(todo)
+    }
+
+    /// [`Self::to_catch_up`], failing where the system's temporary folder
+    /// cannot hold their decoding (a solve asks before it starts, so as
+    /// not to fail after a day of solving, and again at the end, when more
+    /// may be packed).
+    pub(super) fn catch_up_with_room(&self) -> Result<Vec<SectorKey>, SolveError> {
+        let todo = self.to_catch_up()?;
         let room = Decoded::room_needed(&self.packed, &todo, |_| true, true);
         Decoded::refuse_without_room(room)?;
-        for sector in todo {
+        Ok(todo)
+    }
+
+    /// With `--pack-wdl`: the sectors of the packed folder that the folder
+    /// of win/draw/loss lacks (packed before it was asked for), decoded
+    /// from the packed folder (as `morris pack` of a packed folder does)
+    /// where everything they read is packed, each under the lock packing it
+    /// takes; returns those written.
+    pub(super) fn catch_up_wdl(&mut self) -> Result<Vec<SectorKey>, SolveError> {
+        let Some(wdl) = &self.wdl else {
+            return Ok(Vec::new());
+        };
+        let mut written = Vec::new();
+        let mut decoded: Option<Decoded> = None;
+        let encoding = Encoding::packed(self.raw.variant(), true, false);
+        let variant = self.raw.variant();
+        for sector in self.catch_up_with_room()? {
             // Jobs of a workflow that finish together: one decodes it.
             let _lock = UnitLock::acquire(self.raw.dir(), &format!("pack-{sector}"), || {})?;
             wdl.forget(sector);

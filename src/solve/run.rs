@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use super::cells::SolvedSector;
 use super::disk::{
-    DiskForecast, DiskNeed, DiskTimeline, PACKED_FRACTION, WDL_PACKED_FRACTION, refuse_if_short,
+    DiskForecast, DiskNeed, DiskPeak, DiskTimeline, PACKED_FRACTION, WDL_PACKED_FRACTION,
+    refuse_if_short,
 };
 use super::error::SolveError;
 use super::lock::UnitLock;
@@ -17,7 +18,8 @@ use super::placement::{Distances, MillClock, is_placement_unit, solve_placement}
 use super::retrograde::{UnitEvent, solve_unit};
 use crate::db::{
     Coder, ESCAPE_BYTE, Header, StoredIndex, Tablebase, file_name, index_file_name,
-    is_current_index, remove_stale_temp_files, sector_files, write_sector, write_stored_index,
+    is_current_index, raw_file_len, remove_stale_temp_files, sector_files, write_sector,
+    write_stored_index,
 };
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::Variant;
@@ -414,44 +416,64 @@ fn check_disk(
     let peak = timeline.peak();
     let free = free_disk_bytes(&options.db);
     refuse_if_short(peak, free, &options.db, pack.is_some())?;
-    // What lands on each disk. On the raw folder's, the raw files with the
-    // share of the packed files beside them, at their peak together; on a
-    // disk of packed folders alone their share of the packed files, with
-    // the packing of the sectors solved but still raw.
-    let share = |fraction: f64| {
-        (peak.packed_bytes as f64 * fraction / (PACKED_FRACTION + wdl)).ceil() as u64
+    Ok(DiskForecast {
+        disks: disk_needs(options, &timeline, peak),
+    })
+}
+
+/// What lands on each disk. On the raw folder's, the raw files with the
+/// share of the packed files beside them, at their peak together; on a disk
+/// of packed folders alone their share of the packed files, with the
+/// packing of the sectors solved but still raw. The win/draw/loss folder
+/// also gets the sectors packed before it was asked for (the catch-up).
+fn disk_needs(options: &SolveOptions, timeline: &DiskTimeline, peak: DiskPeak) -> Vec<DiskNeed> {
+    let (pack, wdl_dir) = (options.pack.as_deref(), options.pack_wdl.as_deref());
+    let all_packed = PACKED_FRACTION + wdl_dir.map_or(0.0, |_| WDL_PACKED_FRACTION);
+    let share = |fraction: f64| (peak.packed_bytes as f64 * fraction / all_packed).ceil() as u64;
+    let variant = options.variant;
+    let raw_bytes = |sectors: Vec<SectorKey>| {
+        let raw_len = |s: SectorKey| {
+            let (us, them) = (s.us_board as usize, s.them_board as usize);
+            raw_file_len(variant, s, SectorIndex::count(variant.board, us, them))
+        };
+        sectors.into_iter().map(raw_len).sum::<u64>() as f64
     };
-    let still_raw = sector_files(&options.db)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|s| std::fs::metadata(options.db.join(file_name(*s))).ok())
-        .map(|m| m.len())
-        .sum::<u64>() as f64;
+    let still_raw = raw_bytes(sector_files(&options.db).unwrap_or_default());
+    let caught_up = match (pack, wdl_dir) {
+        (Some(pack), Some(wdl)) => {
+            let mut lacking = sector_files(pack).unwrap_or_default();
+            lacking.retain(|s| !wdl.join(file_name(*s)).is_file());
+            (raw_bytes(lacking) * WDL_PACKED_FRACTION).ceil() as u64
+        }
+        _ => 0,
+    };
     let packed_folders = [
-        (pack, PACKED_FRACTION),
-        (options.pack_wdl.as_deref(), WDL_PACKED_FRACTION),
+        (pack, PACKED_FRACTION, 0),
+        (wdl_dir, WDL_PACKED_FRACTION, caught_up),
     ];
     let mut disks: Vec<(&Path, u64)> = vec![(&options.db, 0)];
-    let mut beside_raw = 0.0;
-    for (dir, fraction) in packed_folders {
+    let (mut beside_raw, mut raw_disk_extra) = (0.0, 0);
+    for (dir, fraction, extra) in packed_folders {
         let Some(dir) = dir else { continue };
-        let away = share(fraction) + (still_raw * fraction).ceil() as u64;
+        let away = share(fraction) + (still_raw * fraction).ceil() as u64 + extra;
         match disks.iter().position(|(d, _)| same_disk(d, dir)) {
-            Some(0) => beside_raw += fraction,
+            Some(0) => {
+                beside_raw += fraction;
+                raw_disk_extra += extra;
+            }
             Some(i) => disks[i].1 += away,
             None => disks.push((dir, away)),
         }
     }
-    disks[0].1 = timeline.peak_with(beside_raw / (PACKED_FRACTION + wdl));
-    let disks = disks
+    disks[0].1 = timeline.peak_with(beside_raw / all_packed) + raw_disk_extra;
+    disks
         .into_iter()
         .map(|(dir, needed)| DiskNeed {
             dir: dir.to_path_buf(),
             needed,
             free: free_disk_bytes(dir),
         })
-        .collect();
-    Ok(DiskForecast { disks })
+        .collect()
 }
 
 /// The folder a solve writes and whether this solve made it (see
@@ -479,14 +501,30 @@ fn start_packing_along<'a>(
     let Some(dir) = &options.pack else {
         return Ok(None);
     };
+    let unit_job = matches!(options.selection, Selection::Unit(_));
+    let folders_made: Vec<&std::path::Path> = [Some(dir.as_path()), options.pack_wdl.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|d| !d.exists())
+        .collect();
     PackAlong::new(
         tablebase,
         (dir, options.pack_coder),
         options.pack_wdl.as_deref(),
         graph,
     )
-    .map(Some)
+    .and_then(|along| {
+        // Before the solve: the catch-up at its end must have room.
+        if !unit_job {
+            along.catch_up_with_room()?;
+        }
+        Ok(Some(along))
+    })
     .inspect_err(|_| {
+        // Refused: the folders made for it go (empty of all but manifests).
+        for folder in &folders_made {
+            marks::remove_empty_folder(folder);
+        }
         if made_here {
             marks::remove_empty_folder(&options.db);
         }

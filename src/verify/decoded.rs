@@ -137,6 +137,8 @@ impl<'a> Decoded<'a> {
     /// # Errors
     /// Too little room, as a file of that folder that cannot be written.
     pub fn refuse_without_room(least: u64) -> Result<(), ProbeError> {
+        // What killed checks left is not in the way: it goes first.
+        remove_dead_scratch_folders();
         let dir = std::env::temp_dir();
         match crate::system::free_disk_bytes(&dir) {
             Some(free) if free < least => Err(FileError::Write {

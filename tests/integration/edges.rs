@@ -564,6 +564,24 @@ fn a_packed_folder_on_a_small_disk_of_its_own_is_named() {
             && forecast.contains("MB free: it may not fit"),
         "{forecast}"
     );
+    // Solved and packed whole, then asked for the win/draw/loss folder on
+    // that disk: nothing to solve, but the catch-up fills it; foreseen.
+    // The disk then fills, and the hint does not blame TMPDIR.
+    let solve = ["--variant", "six", "solve", "--all", "--db"];
+    let (db, packed) = (db.to_str().unwrap(), packed.to_str().unwrap());
+    ok(&[&solve[..], &[db, "--pack", packed, "--quiet"]].concat());
+    let wdl = tiny.join("wdl2");
+    let late = [&solve[..], &[db, "--pack", packed, "--pack-wdl"]].concat();
+    let (code, _, err) = run(&[&late[..], &[wdl.to_str().unwrap()]].concat());
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("0 to solve")
+            && err.contains("up to 0.12")
+            && err.contains("may not fit")
+            && err.contains("No space left")
+            && !err.contains("TMPDIR"),
+        "{err}"
+    );
 }
 
 /// Unmounts its file system when dropped.
@@ -662,14 +680,30 @@ fn a_packed_check_without_room_to_decode_says_so_once() {
     let (code, err, left) = with_tmpdir("1900k", &verify).unwrap();
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(left, 0, "the check left its decoded sectors");
-    // Room, but nothing can be written there.
-    let (code, err, _) = with_tmpdir("1m,ro", &verify).unwrap();
+    // Room (past the 1.92 MB), but nothing can be written there: the first
+    // decoded file fails, and the check stops there.
+    let (code, err, _) = with_tmpdir("4m,ro", &verify).unwrap();
     assert_eq!(code, Some(3), "{err}");
     assert!(
-        err.matches("cannot write").count() == 1 && !err.contains("could not be checked"),
+        err.matches("cannot write").count() == 1
+            && err.contains("/morris-verify-")
+            && !err.contains("could not be checked"),
         "{err}"
     );
     assert!(err.contains("TMPDIR"), "{err}");
+    // A killed check's scratch folder is not in the way: removed first.
+    let dead = tmp.join("morris-verify-4294967");
+    let mounted = mount_tiny(&tmp, "2400k").unwrap();
+    std::fs::create_dir(&dead).unwrap();
+    std::fs::write(dead.join("6-6.mdb"), vec![0u8; 1_500_000]).unwrap();
+    let out = morris().args(verify).env("TMPDIR", &tmp).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dead.exists());
+    drop(mounted);
 }
 
 /// `pack` into a folder where a killed `pack` on this machine left a

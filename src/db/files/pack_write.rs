@@ -78,25 +78,24 @@ pub fn write_packed_in_blocks(
     write_packed_choosing(dir, raw, encoding, variant, None, coder)
 }
 
-/// [`write_packed_in_blocks`], then the file read back and compared with
-/// `raw` value by value ([`same_values`]): what every packing of a sector
-/// (`pack`, packing as the solve goes, its win/draw/loss catch-up) does
-/// before it lets the raw values go.
+/// [`write_packed_in_blocks`], the file read back and compared with `raw`
+/// value by value ([`same_values`]) before it takes its name: what every
+/// packing of a sector (`pack`, packing as the solve goes, its win/draw/loss
+/// catch-up) does before it lets the raw values go.
 ///
 /// # Errors
 /// As [`write_packed_in_blocks`], or the packed file differs (its error
-/// names it).
+/// names the temporary file, removed).
 pub fn write_packed_checked(
     dir: &Path,
     raw: &SectorFile,
     encoding: Encoding,
     variant: &Variant,
     coder: Coder,
-) -> Result<SectorFile, FileError> {
+) -> Result<(), FileError> {
     // Compared before it takes its name: a file found in place is checked.
     let compare = |temp: &Path| same_values(raw, &SectorFile::open(temp, false)?, variant);
-    let path = write_packed_with(dir, raw, (encoding, variant, None, coder), &compare)?;
-    SectorFile::open(&path, false)
+    write_packed_with(dir, raw, (encoding, variant, None, coder), &compare).map(drop)
 }
 
 /// A check of a packed file's complete temporary file, before it takes its
