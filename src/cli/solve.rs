@@ -9,7 +9,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::note;
-use morris::db::{Coder, JobSize, disk_size, raw_file_len};
+use morris::db::{Coder, JobSize, disk_size, estimated_time, raw_file_len};
 use morris::index::{SectorGraph, SectorIndex, SectorKey, binomial};
 use morris::solve::{SolveEvent, UnitEvent};
 use morris::{Position, Selection, SolveOptions, Tablebase, Variant};
@@ -77,6 +77,7 @@ struct Reporter {
     terminal: bool,
     total: ProgressBar,
     unit: Mutex<Option<ProgressBar>>,
+    started: std::time::Instant,
 }
 
 impl Reporter {
@@ -100,6 +101,7 @@ impl Reporter {
             terminal,
             total,
             unit: Mutex::new(None),
+            started: std::time::Instant::now(),
         }
     }
 
@@ -192,7 +194,8 @@ impl Reporter {
                         self.total.println(msg);
                     }
                 } else {
-                    self.line(msg);
+                    // A log has no bar: how far the whole solve has got.
+                    self.line(format!("{msg}; {}", self.so_far()));
                 }
             }
             SolveEvent::Skipped { .. } => {}
@@ -216,6 +219,19 @@ impl Reporter {
                 "the stored index of {sector} was damaged or of an older version: written again"
             )),
         }
+    }
+
+    /// The share of the positions to solve done, and the time left at
+    /// this run's rate so far (packing included).
+    fn so_far(&self) -> String {
+        let (done, all) = (self.total.position(), self.total.length().unwrap_or(0));
+        let seconds = self.started.elapsed().as_secs_f64();
+        let left = all.saturating_sub(done) as f64 * seconds / done.max(1) as f64;
+        format!(
+            "done: {:.1}% of {all} positions, {} left at this run's rate",
+            100.0 * done as f64 / all.max(1) as f64,
+            estimated_time(left)
+        )
     }
 
     fn line(&self, msg: String) {

@@ -253,6 +253,14 @@ fn a_plan_foresees_the_disk_of_packing_as_it_goes() {
     let (code, _, log) = crate::first_use::run(&args);
     assert_eq!(code, 0, "{log}");
     assert!(log.contains("MB more disk"), "{log}");
+    // Each unit's line in a log tells how far the whole solve has got.
+    let last = log.lines().filter(|l| l.starts_with("solved ")).nth_back(1);
+    assert!(
+        last.is_some_and(
+            |l| l.contains("; done: 100.0% of ") && l.ends_with("left at this run's rate")
+        ),
+        "{log}"
+    );
     let mut packs_seen: HashMap<String, Vec<String>> = HashMap::new();
     let mut unit = String::new();
     for line in log.lines() {
