@@ -714,9 +714,7 @@ fn pack_removes_what_a_killed_pack_left() {
     let (dir, db) = small_folder();
     let packed = dir.path().join("packed");
     std::fs::create_dir(&packed).unwrap();
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default();
+    let host = morris::system::host_name();
     // Above any process number Linux gives.
     let ours = packed.join(format!("3-3.mdb.tmp.{host}.4294967"));
     let theirs = packed.join(format!("3-4.mdb.tmp.another-{host}.4294967"));

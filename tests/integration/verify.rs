@@ -361,9 +361,7 @@ fn dead_scratch_folders_of_this_machine_alone_are_removed() {
     ]);
     crate::first_use::ok(&["pack", "--db", raw, "--out", packed]);
     let tmp = dir.path().join("tmp");
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default();
+    let host = morris::system::host_name();
     // Above any process number Linux gives (2^22 at most).
     let dead = 4_294_967;
     let alive = std::process::id();
