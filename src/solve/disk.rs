@@ -103,11 +103,10 @@ impl DiskTimeline {
     ) -> DiskTimeline {
         let raw_len = |s: SectorKey| {
             if solved(s) {
-                return 0;
+                0
+            } else {
+                raw_sector_len(variant, s)
             }
-            let positions =
-                SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize);
-            raw_file_len(variant, s, positions)
         };
         let unit_of: HashMap<SectorKey, usize> = units
             .iter()
@@ -176,6 +175,13 @@ impl DiskTimeline {
     }
 }
 
+/// The bytes of `sector`'s raw file, from its index's size (what `solve`
+/// writes, but for the few values too long for a byte).
+pub(crate) fn raw_sector_len(variant: &Variant, sector: SectorKey) -> u64 {
+    let (us, them) = (sector.us_board as usize, sector.them_board as usize);
+    raw_file_len(variant, sector, SectorIndex::count(variant.board, us, them))
+}
+
 /// An error where the raw files of a solve (its exact part) need more than
 /// `free` bytes: it would fail hours later with its disk full.
 pub(crate) fn refuse_if_short(
@@ -200,8 +206,7 @@ mod tests {
     use super::*;
 
     fn raw_len(variant: &Variant, s: &SectorKey) -> u64 {
-        let n = SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize);
-        raw_file_len(variant, *s, n)
+        raw_sector_len(variant, *s)
     }
 
     /// Packing as it goes, the whole game holds less than every raw file,

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::cells::SolvedSector;
 use super::disk::{
     DiskForecast, DiskNeed, DiskPeak, DiskTimeline, PACKED_FRACTION, WDL_PACKED_FRACTION,
-    refuse_if_short,
+    raw_sector_len, refuse_if_short,
 };
 use super::error::SolveError;
 use super::lock::UnitLock;
@@ -18,8 +18,7 @@ use super::placement::{Distances, MillClock, is_placement_unit, solve_placement}
 use super::retrograde::{UnitEvent, solve_unit};
 use crate::db::{
     Coder, ESCAPE_BYTE, Header, StoredIndex, Tablebase, file_name, index_file_name,
-    is_current_index, raw_file_len, remove_stale_temp_files, sector_files, write_sector,
-    write_stored_index,
+    is_current_index, remove_stale_temp_files, sector_files, write_sector, write_stored_index,
 };
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::rules::Variant;
@@ -139,6 +138,15 @@ pub struct SolveOptions {
 impl SolveOptions {
     /// Fails on options that contradict each other (the command line
     /// cannot give them; a program can).
+    /// Whether the solve ends with the catch-up (with `pack_wdl`, the
+    /// sectors packed before it was asked for decoded into its folder): not
+    /// a workflow's unit job, which leaves that to the workflow's last step
+    /// (a solve of the whole selection), as in each job it would wait on
+    /// the others.
+    fn catches_up(&self) -> bool {
+        !matches!(self.selection, Selection::Unit(_))
+    }
+
     fn refuse_contradictions(&self) -> Result<(), SolveError> {
         if self.pack_wdl.is_some() && self.pack.is_none() {
             return Err(SolveError::WdlWithoutPack);
@@ -342,10 +350,7 @@ fn catch_up(
     summary: &mut SolveSummary,
     on_event: &(dyn Fn(SolveEvent) + Sync),
 ) -> Result<(), SolveError> {
-    // A workflow's unit jobs leave it to its last step (a solve of the
-    // whole selection): in each job it would wait on the others.
-    let unit_job = matches!(options.selection, Selection::Unit(_));
-    let Some(along) = along.filter(|_| !unit_job) else {
+    let Some(along) = along.filter(|_| options.catches_up()) else {
         return Ok(());
     };
     let started = Instant::now();
@@ -430,13 +435,11 @@ fn disk_needs(options: &SolveOptions, timeline: &DiskTimeline, peak: DiskPeak) -
     let (pack, wdl_dir) = (options.pack.as_deref(), options.pack_wdl.as_deref());
     let all_packed = PACKED_FRACTION + wdl_dir.map_or(0.0, |_| WDL_PACKED_FRACTION);
     let share = |fraction: f64| (peak.packed_bytes as f64 * fraction / all_packed).ceil() as u64;
-    let variant = options.variant;
     let raw_bytes = |sectors: Vec<SectorKey>| {
-        let raw_len = |s: SectorKey| {
-            let (us, them) = (s.us_board as usize, s.them_board as usize);
-            raw_file_len(variant, s, SectorIndex::count(variant.board, us, them))
-        };
-        sectors.into_iter().map(raw_len).sum::<u64>() as f64
+        let lens = sectors
+            .into_iter()
+            .map(|s| raw_sector_len(options.variant, s));
+        lens.sum::<u64>() as f64
     };
     let still_raw = raw_bytes(sector_files(&options.db).unwrap_or_default());
     let caught_up = match (pack, wdl_dir) {
@@ -501,7 +504,6 @@ fn start_packing_along<'a>(
     let Some(dir) = &options.pack else {
         return Ok(None);
     };
-    let unit_job = matches!(options.selection, Selection::Unit(_));
     let folders_made: Vec<&std::path::Path> = [Some(dir.as_path()), options.pack_wdl.as_deref()]
         .into_iter()
         .flatten()
@@ -515,7 +517,7 @@ fn start_packing_along<'a>(
     )
     .and_then(|along| {
         // Before the solve: the catch-up at its end must have room.
-        if !unit_job {
+        if options.catches_up() {
             along.catch_up_with_room()?;
         }
         Ok(Some(along))
