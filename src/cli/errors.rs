@@ -61,6 +61,35 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 #[error("{0}")]
 pub struct Conflict(pub String);
 
+/// How to mend a check that could not read some sectors: what to build
+/// again, and from which folder.
+fn unreadable_hint(err: &anyhow::Error) -> Option<String> {
+    let unreadable = err.downcast_ref::<check::Unreadable>()?;
+    if unreadable.rebuild.is_empty() {
+        return None;
+    }
+    let sectors: Vec<String> = unreadable.rebuild.iter().map(|s| s.to_string()).collect();
+    let (dir, sectors) = (unreadable.dir.display(), sectors.join(","));
+    // A packed folder is rebuilt from its raw one; `pack` keeps a file
+    // that opens, damaged inside or not. Where nothing is damaged, the
+    // folder only lacks sectors: a `solve --pack` may still be filling it.
+    let packed = morris::db::folder_storage(&unreadable.dir).is_packed();
+    Some(match (packed, unreadable.damaged) {
+        (true, true) => format!(
+            "delete each damaged file, solve its sector into the raw folder this one was packed from if that lacks it, then pack that again with this folder's flags: `morris solve --db RAW --sectors {sectors}` and `morris pack --db RAW --out {dir} [FLAGS]`"
+        ),
+        (true, false) => format!(
+            "nothing read was damaged; the missing sectors are packed into this folder by the `solve --pack` that fills it once no unit it still has to solve reads them (check again when it ends), or by solving them into the raw folder this one was packed from and packing that again: `morris solve --db RAW --sectors {sectors}` and `morris pack --db RAW --out {dir} [FLAGS]`"
+        ),
+        (false, true) => format!(
+            "delete each damaged file, then build again: `morris solve --db {dir} --sectors {sectors}`"
+        ),
+        (false, false) => format!(
+            "nothing read was damaged; build the missing sectors: `morris solve --db {dir} --sectors {sectors}`"
+        ),
+    })
+}
+
 /// The command that mends an error, where there is one: the library says
 /// what is wrong and missing, the binary how to run what builds it.
 pub fn hint(err: &anyhow::Error) -> Option<String> {
@@ -81,33 +110,16 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
             "a fifth field (the counter) is read under the move-count rule: give --n-move, or a --db folder solved under it".into(),
         );
     }
-    if let Some(unreadable) = err.downcast_ref::<check::Unreadable>()
-        && !unreadable.rebuild.is_empty()
+    if let Some(hint) = unreadable_hint(err) {
+        return Some(hint);
+    }
+    if let Some(SolveError::DamagedPacked { sector, path, .. }) =
+        err.chain().find_map(|c| c.downcast_ref::<SolveError>())
     {
-        let sectors: Vec<String> = unreadable.rebuild.iter().map(|s| s.to_string()).collect();
-        let (dir, sectors) = (unreadable.dir.display(), sectors.join(","));
-        // A packed folder is rebuilt from its raw one; `pack` keeps a file
-        // that opens, damaged inside or not. Where nothing is damaged, the
-        // folder only lacks sectors: a `solve --pack` may still be filling it.
-        return Some(
-            match (
-                morris::db::folder_storage(&unreadable.dir).is_packed(),
-                unreadable.damaged,
-            ) {
-                (true, true) => format!(
-                    "delete each damaged file, solve its sector into the raw folder this one was packed from if that lacks it, then pack that again with this folder's flags: `morris solve --db RAW --sectors {sectors}` and `morris pack --db RAW --out {dir} [FLAGS]`"
-                ),
-                (true, false) => format!(
-                    "nothing read was damaged; the missing sectors are packed into this folder by the `solve --pack` that fills it once no unit it still has to solve reads them (check again when it ends), or by solving them into the raw folder this one was packed from and packing that again: `morris solve --db RAW --sectors {sectors}` and `morris pack --db RAW --out {dir} [FLAGS]`"
-                ),
-                (false, true) => format!(
-                    "delete each damaged file, then build again: `morris solve --db {dir} --sectors {sectors}`"
-                ),
-                (false, false) => format!(
-                    "nothing read was damaged; build the missing sectors: `morris solve --db {dir} --sectors {sectors}`"
-                ),
-            },
-        );
+        return Some(format!(
+            "delete {} and run this solve again: it solves the unit of {sector} again, the sectors that unit reads decoded back from the packed folder",
+            path.display()
+        ));
     }
     if let Some(hint) = scratch_hint(err) {
         return Some(hint);

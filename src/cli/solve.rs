@@ -3,7 +3,8 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -77,7 +78,9 @@ struct Reporter {
     terminal: bool,
     total: ProgressBar,
     unit: Mutex<Option<ProgressBar>>,
-    started: std::time::Instant,
+    /// When the first unit began: the rate left out the check of the files
+    /// solved before.
+    solving_since: OnceLock<Instant>,
 }
 
 impl Reporter {
@@ -101,7 +104,7 @@ impl Reporter {
             terminal,
             total,
             unit: Mutex::new(None),
-            started: std::time::Instant::now(),
+            solving_since: OnceLock::new(),
         }
     }
 
@@ -146,6 +149,7 @@ impl Reporter {
                 }
             }
             SolveEvent::UnitStarted { sectors, positions } => {
+                self.solving_since.get_or_init(Instant::now);
                 if self.terminal && !self.quiet {
                     let bar = ProgressBar::new_spinner();
                     bar.set_message(format!(
@@ -199,8 +203,34 @@ impl Reporter {
                 }
             }
             SolveEvent::Skipped { .. } => {}
+            SolveEvent::Checking { units } => {
+                let msg = format!("checking the files of the {units} units solved before");
+                if self.terminal && !self.quiet {
+                    let bar = ProgressBar::new_spinner();
+                    bar.set_message(msg);
+                    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+                    *self.unit.lock().unwrap() = Some(bar);
+                } else {
+                    self.line(msg);
+                }
+            }
+            SolveEvent::Checked { units, elapsed } => {
+                if let Some(bar) = self.unit.lock().unwrap().take() {
+                    bar.finish_and_clear();
+                }
+                // The bar's rate is the solve's, not the check's.
+                self.total.reset_elapsed();
+                self.total.reset_eta();
+                self.line(format!(
+                    "checked the files of the {units} units solved before in {elapsed:.2?}: whole"
+                ));
+            }
             SolveEvent::Packed { sectors, elapsed } => self.line(format!(
                 "packed {} in {elapsed:.2?} (no unsolved unit reads it any more): raw file removed",
+                names(&sectors)
+            )),
+            SolveEvent::Restored { sectors, elapsed } => self.line(format!(
+                "{} read by the next unit, packed only, decoded back into raw files in {elapsed:.2?}",
                 names(&sectors)
             )),
             SolveEvent::CaughtUp { sectors, elapsed } => self.line(format!(
@@ -225,7 +255,8 @@ impl Reporter {
     /// this run's rate so far (packing included).
     fn so_far(&self) -> String {
         let (done, all) = (self.total.position(), self.total.length().unwrap_or(0));
-        let seconds = self.started.elapsed().as_secs_f64();
+        let since = self.solving_since.get();
+        let seconds = since.map_or(0.0, |t| t.elapsed().as_secs_f64());
         let left = all.saturating_sub(done) as f64 * seconds / done.max(1) as f64;
         format!(
             "done: {:.1}% of {all} positions, {} left at this run's rate",

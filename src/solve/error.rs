@@ -62,6 +62,17 @@ pub enum SolveError {
     MarksWithoutRule { variant: String },
     #[error("{}", marks_mismatch(dir, *marked))]
     MarksMismatch { dir: PathBuf, marked: bool },
+    #[error("a packed file of a unit solved before is damaged")]
+    DamagedPacked {
+        sector: SectorKey,
+        path: PathBuf,
+        source: ProbeError,
+    },
+    #[error(
+        "the unit to solve reads sector {sector}, which is only in the packed folder {}, whose packing (values under the move-count rule) does not decode back to raw files: solve that sector again into a raw folder",
+        dir.display()
+    )]
+    PackedOnly { sector: SectorKey, dir: PathBuf },
     #[error("cannot take the lock {}", path.display())]
     Lock {
         path: PathBuf,
@@ -86,6 +97,8 @@ impl SolveError {
             | SolveError::MarksWithoutRule { .. }
             | SolveError::WdlUnderRule
             | SolveError::WdlWithoutPack => ErrorKind::Usage,
+            SolveError::DamagedPacked { .. } => ErrorKind::DamagedData,
+            SolveError::PackedOnly { .. } => ErrorKind::MissingData,
             SolveError::MissingDependency { source, .. } | SolveError::Probe(source) => {
                 source.kind()
             }

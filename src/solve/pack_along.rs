@@ -17,7 +17,7 @@ use crate::db::{
     sector_files, write_packed_checked,
 };
 use crate::index::{SectorGraph, SectorKey};
-use crate::verify::decoded::Decoded;
+use crate::verify::decoded::{Decoded, write_raw_sector};
 
 pub(super) struct PackAlong<'a> {
     raw: &'a Tablebase,
@@ -87,7 +87,14 @@ impl<'a> PackAlong<'a> {
     /// A packed sector's file passes its checks (a sector done earlier
     /// whose raw file is gone).
     pub(super) fn verify_packed(&self, sector: SectorKey) -> Result<(), SolveError> {
-        Ok(self.packed.verify_checksum(sector)?)
+        self.packed.verify_checksum(sector).map_err(|e| match e {
+            crate::db::ProbeError::Damaged { .. } => SolveError::DamagedPacked {
+                sector,
+                path: self.packed.path(sector),
+                source: e,
+            },
+            e => e.into(),
+        })
     }
 
     /// Packs every raw sector of `sectors` that no unsolved sector reads;
@@ -115,6 +122,40 @@ impl<'a> PackAlong<'a> {
         }
         self.note_disk()?;
         Ok(packed)
+    }
+
+    /// Writes back into the raw folder, decoded from the packed folder, those
+    /// of `inputs` (the sectors a unit about to be solved reads) that are
+    /// packed only: the unit of a damaged packed file, deleted, is solved
+    /// again this way. A raw successor of one is packed first, for the
+    /// decoding to read (both copies are kept until it is packed as usual,
+    /// then compared). Returns the sectors written back.
+    pub(super) fn restore_inputs(
+        &self,
+        inputs: &[SectorKey],
+    ) -> Result<Vec<SectorKey>, SolveError> {
+        let mut restored = Vec::new();
+        for &input in inputs {
+            if self.raw.has_sector(input) || !self.packed.has_sector(input) {
+                continue;
+            }
+            for &child in self.successors.get(&input).into_iter().flatten() {
+                let _lock = UnitLock::acquire(self.raw.dir(), &format!("pack-{child}"), || {})?;
+                if self.raw.has_sector(child) && !self.packed.has_sector(child) {
+                    self.pack_into(&self.packed, &*self.raw.sector(child)?, self.encoding)?;
+                }
+            }
+            if !Decoded::applies(&self.packed, input)? {
+                let dir = self.packed.dir().to_path_buf();
+                return Err(SolveError::PackedOnly { sector: input, dir });
+            }
+            let _lock = UnitLock::acquire(self.raw.dir(), &format!("pack-{input}"), || {})?;
+            write_raw_sector(&self.packed, input, self.raw.dir())?;
+            copy_stored_index(self.packed.dir(), self.raw.dir(), input)?;
+            self.raw.forget(input);
+            restored.push(input);
+        }
+        Ok(restored)
     }
 
     /// Notes the disk the folders use now, for [`Self::peak_disk`].

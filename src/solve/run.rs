@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
+
 use super::cells::SolvedSector;
 use super::disk::{
     DiskForecast, DiskNeed, DiskPeak, DiskTimeline, PACKED_FRACTION, WDL_PACKED_FRACTION,
@@ -193,6 +195,21 @@ pub enum SolveEvent<'a> {
         sectors: Vec<SectorKey>,
         elapsed: Duration,
     },
+    /// The files of the units solved before this run are being checked.
+    Checking {
+        units: usize,
+    },
+    /// ... and were found whole, in this time.
+    Checked {
+        units: usize,
+        elapsed: Duration,
+    },
+    /// Sectors the next unit reads that were packed only (their unit
+    /// solved again), decoded from the packed folder back into raw files.
+    Restored {
+        sectors: Vec<SectorKey>,
+        elapsed: Duration,
+    },
     /// Another process holds the unit's lock: this one waits for it.
     Waiting {
         sectors: &'a [SectorKey],
@@ -257,25 +274,21 @@ pub fn solve(
     let mut candidates: Vec<SectorKey> = units.iter().flatten().copied().collect();
     if let Selection::Unit(_) = options.selection {
         let inputs = unit_inputs(&graph, &units[0]);
-        let missing: Vec<SectorKey> = inputs
-            .iter()
-            .copied()
-            .filter(|t| !done_sector(&along, *t))
-            .collect();
+        let done_input = |t: &SectorKey| done_sector(&along, *t);
+        let missing: Vec<SectorKey> = inputs.iter().copied().filter(|t| !done_input(t)).collect();
         if !missing.is_empty() {
-            return Err(SolveError::UnitNeedsSectors {
-                unit: units[0][0],
-                missing,
-            });
+            let unit = units[0][0];
+            return Err(SolveError::UnitNeedsSectors { unit, missing });
         }
         candidates.extend(inputs);
     }
     let unit_done: Vec<bool> = units.iter().map(|u| is_done(&along, u)).collect();
     on_event(planned(options, &units, &unit_done, disk));
+    check_done_units(&tablebase, along.as_ref(), &units, &unit_done, on_event)?;
 
     let started = Instant::now();
     let mut summary = SolveSummary::default();
-    for unit in &units {
+    for (unit, checked) in units.iter().zip(&unit_done) {
         let lock = if is_done(&along, unit) {
             None
         } else {
@@ -286,11 +299,17 @@ pub fn solve(
             (!is_done(&along, unit)).then_some(lock)
         };
         let Some(_lock) = lock else {
-            check_done_unit(&tablebase, along.as_ref(), unit, on_event)?;
+            if !checked {
+                // Solved by another process while this one waited.
+                for &s in unit {
+                    check_done_sector(&tablebase, along.as_ref(), s, on_event)?;
+                }
+            }
             on_event(SolveEvent::Skipped { sectors: unit });
             pack_along(&mut along, &candidates, &mut summary, on_event)?;
             continue;
         };
+        restore_packed_inputs(along.as_ref(), &graph, unit, on_event)?;
         let stems: Vec<String> = unit.iter().map(|s| file_name(*s)).collect();
         remove_stale_temp_files(&options.db, &stems);
         let positions: u64 = unit.iter().map(size).sum();
@@ -543,24 +562,73 @@ fn unit_inputs(graph: &SectorGraph, unit: &[SectorKey]) -> Vec<SectorKey> {
     inputs.into_iter().collect()
 }
 
-/// Checks the files of a unit solved before: a finished file is never
-/// rewritten, but a damaged one is reported; folders from before stored
-/// indices get them now, and a damaged index is written again.
-fn check_done_unit(
-    tablebase: &Tablebase,
+/// Under `--pack`, writes back into the raw folder the sectors `unit`
+/// reads that are packed only (see [`PackAlong::restore_inputs`]).
+fn restore_packed_inputs(
     along: Option<&PackAlong>,
+    graph: &SectorGraph,
     unit: &[SectorKey],
     on_event: &(dyn Fn(SolveEvent) + Sync),
 ) -> Result<(), SolveError> {
-    for &s in unit {
-        match along {
-            // Packed, and its raw file gone.
-            Some(along) if !tablebase.has_sector(s) => along.verify_packed(s)?,
-            _ => {
-                tablebase.verify_checksum(s)?;
-                if store_index(tablebase, s)? {
-                    on_event(SolveEvent::IndexRewritten { sector: s });
-                }
+    let Some(along) = along else {
+        return Ok(());
+    };
+    let started = Instant::now();
+    let sectors = along.restore_inputs(&unit_inputs(graph, unit))?;
+    if !sectors.is_empty() {
+        let elapsed = started.elapsed();
+        on_event(SolveEvent::Restored { sectors, elapsed });
+    }
+    Ok(())
+}
+
+/// Checks the files of the units solved before this run, all sectors at
+/// once, telling when it starts and ends: a resumed whole game has hundreds,
+/// minutes of decoding where they are packed.
+fn check_done_units(
+    tablebase: &Tablebase,
+    along: Option<&PackAlong>,
+    units: &[Vec<SectorKey>],
+    unit_done: &[bool],
+    on_event: &(dyn Fn(SolveEvent) + Sync),
+) -> Result<(), SolveError> {
+    let done: Vec<&[SectorKey]> = (units.iter().zip(unit_done))
+        .filter_map(|(unit, done)| done.then_some(unit.as_slice()))
+        .collect();
+    if done.is_empty() {
+        return Ok(());
+    }
+    let started = Instant::now();
+    on_event(SolveEvent::Checking { units: done.len() });
+    let sectors: Vec<SectorKey> = done.iter().flat_map(|u| u.iter().copied()).collect();
+    sectors
+        .par_iter()
+        .try_for_each(|&s| check_done_sector(tablebase, along, s, on_event))?;
+    on_event(SolveEvent::Checked {
+        units: done.len(),
+        elapsed: started.elapsed(),
+    });
+    // The next unit maps what it reads.
+    tablebase.forget_all();
+    Ok(())
+}
+
+/// Checks the files of a sector solved before: a finished file is never
+/// rewritten, but a damaged one is reported; folders from before stored
+/// indices get them now, and a damaged index is written again.
+fn check_done_sector(
+    tablebase: &Tablebase,
+    along: Option<&PackAlong>,
+    s: SectorKey,
+    on_event: &(dyn Fn(SolveEvent) + Sync),
+) -> Result<(), SolveError> {
+    match along {
+        // Packed, and its raw file gone.
+        Some(along) if !tablebase.has_sector(s) => along.verify_packed(s)?,
+        _ => {
+            tablebase.verify_checksum(s)?;
+            if store_index(tablebase, s)? {
+                on_event(SolveEvent::IndexRewritten { sector: s });
             }
         }
     }

@@ -261,18 +261,32 @@ impl<'a> Decoded<'a> {
         if self.decoded.contains(&sector) {
             return Ok(());
         }
-        let variant = self.packed.variant();
-        let decoded = Forward::new(self.packed, sector)?.decode_losses()?;
-        let positions = decoded.bytes.len() as u64;
-        write_sector(
-            &self.dir,
-            Header::new(variant, sector, positions),
-            |sink| sink(&decoded.bytes),
-            &decoded.overflow,
-        )?;
+        write_raw_sector(self.packed, sector, &self.dir)?;
         self.decoded.insert(sector);
         Ok(())
     }
+}
+
+/// Writes `sector`'s values, each found by the probe of `packed` (a
+/// folder of losses, where [`Decoded::applies`]), as a raw sector file into
+/// `dir`: the file the solve wrote before it was packed.
+///
+/// # Errors
+/// A missing or damaged file, or one that cannot be written.
+pub fn write_raw_sector(
+    packed: &Tablebase,
+    sector: SectorKey,
+    dir: &std::path::Path,
+) -> Result<(), ProbeError> {
+    let decoded = Forward::new(packed, sector)?.decode_losses()?;
+    let positions = decoded.bytes.len() as u64;
+    write_sector(
+        dir,
+        Header::new(packed.variant(), sector, positions),
+        |sink| sink(&decoded.bytes),
+        &decoded.overflow,
+    )?;
+    Ok(())
 }
 
 /// Removes the scratch folders of checks whose process is gone (killed

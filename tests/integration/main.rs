@@ -15,6 +15,7 @@ mod pack;
 mod pack_wdl;
 mod plan;
 mod probe;
+mod resume;
 mod rules;
 mod serve;
 mod solver;

@@ -13,7 +13,7 @@ use crate::pack::{pack_folder_as, verify_passes};
 use crate::solver::solve_into;
 
 /// Every sector file of `a` is in `b`, byte for byte, and no other.
-fn same_sector_files(a: &Path, b: &Path) {
+pub fn same_sector_files(a: &Path, b: &Path) {
     let sectors = sector_files(a).unwrap();
     assert!(!sectors.is_empty());
     assert_eq!(sectors, sector_files(b).unwrap());
@@ -24,7 +24,7 @@ fn same_sector_files(a: &Path, b: &Path) {
     }
 }
 
-fn solve_six(raw: &Path, pack: &Path, wdl: Option<&Path>, selection: &str) -> (i32, String) {
+pub fn solve_six(raw: &Path, pack: &Path, wdl: Option<&Path>, selection: &str) -> (i32, String) {
     let mut args = vec!["--variant", "six", "solve"];
     args.extend(selection.split(' '));
     args.extend([

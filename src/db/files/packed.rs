@@ -58,6 +58,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use memmap2::{Advice, Mmap};
+use rayon::prelude::*;
 
 use super::encoding::Encoding;
 pub use super::encoding::PACKED_BLOCK_BYTES_BITS;
@@ -493,12 +494,14 @@ impl PackedBody {
         Ok(byte)
     }
 
-    /// Checks and decodes every block, keeping none.
+    /// Checks and decodes every block, in parallel, keeping none.
     ///
     /// # Errors
-    /// The first block that fails.
+    /// A block that fails.
     pub fn check_all(&self) -> Result<(), FileError> {
-        (0..self.blocks).try_for_each(|block| self.decode(block).map(drop))
+        (0..self.blocks)
+            .into_par_iter()
+            .try_for_each(|block| self.decode(block).map(drop))
     }
 
     /// Checks and decodes every block, calling `f` with each in order,
