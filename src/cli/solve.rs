@@ -151,13 +151,8 @@ impl Reporter {
             SolveEvent::UnitStarted { sectors, positions } => {
                 self.solving_since.get_or_init(Instant::now);
                 if self.terminal && !self.quiet {
-                    let bar = ProgressBar::new_spinner();
-                    bar.set_message(format!(
-                        "{}: {positions} positions, counting children",
-                        names(sectors)
-                    ));
-                    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-                    *self.unit.lock().unwrap() = Some(bar);
+                    let sectors = names(sectors);
+                    self.spin(format!("{sectors}: {positions} positions, counting children"));
                 } else if !self.terminal {
                     // A log shows what a long unit is doing.
                     self.line(format!("solving {}: {positions} positions", names(sectors)));
@@ -203,28 +198,8 @@ impl Reporter {
                 }
             }
             SolveEvent::Skipped { .. } => {}
-            SolveEvent::Checking { units } => {
-                let msg = format!("checking the files of the {units} units solved before");
-                if self.terminal && !self.quiet {
-                    let bar = ProgressBar::new_spinner();
-                    bar.set_message(msg);
-                    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-                    *self.unit.lock().unwrap() = Some(bar);
-                } else {
-                    self.line(msg);
-                }
-            }
-            SolveEvent::Checked { units, elapsed } => {
-                if let Some(bar) = self.unit.lock().unwrap().take() {
-                    bar.finish_and_clear();
-                }
-                // The bar's rate is the solve's, not the check's.
-                self.total.reset_elapsed();
-                self.total.reset_eta();
-                self.line(format!(
-                    "checked the files of the {units} units solved before in {elapsed:.2?}: whole"
-                ));
-            }
+            SolveEvent::Checking { units } => self.checking(units),
+            SolveEvent::Checked { units, elapsed } => self.checked(units, elapsed),
             SolveEvent::Packed { sectors, elapsed } => self.line(format!(
                 "packed {} in {elapsed:.2?} (no unsolved unit reads it any more): raw file removed",
                 names(&sectors)
@@ -249,6 +224,37 @@ impl Reporter {
                 "the stored index of {sector} was damaged or of an older version: written again"
             )),
         }
+    }
+
+    /// The check of the units solved before begins: minutes on a resumed
+    /// whole game, shown as it goes.
+    fn checking(&self, units: usize) {
+        let msg = format!("checking the files of the {units} units solved before");
+        if self.terminal && !self.quiet {
+            self.spin(msg);
+        } else {
+            self.line(msg);
+        }
+    }
+
+    /// A spinner under the total's bar, saying what runs now.
+    fn spin(&self, msg: String) {
+        let bar = ProgressBar::new_spinner();
+        bar.set_message(msg);
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        *self.unit.lock().unwrap() = Some(bar);
+    }
+
+    fn checked(&self, units: usize, elapsed: std::time::Duration) {
+        if let Some(bar) = self.unit.lock().unwrap().take() {
+            bar.finish_and_clear();
+        }
+        // The bar's rate is the solve's, not the check's.
+        self.total.reset_elapsed();
+        self.total.reset_eta();
+        self.line(format!(
+            "checked the files of the {units} units solved before in {elapsed:.2?}: whole"
+        ));
     }
 
     /// The share of the positions to solve done, and the time left at

@@ -1,6 +1,7 @@
 //! Scheduling a solve: which units, in which order, what is already done,
 //! writing each unit's files when it completes.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -600,10 +601,19 @@ fn check_done_units(
     }
     let started = Instant::now();
     on_event(SolveEvent::Checking { units: done.len() });
-    let sectors: Vec<SectorKey> = done.iter().flat_map(|u| u.iter().copied()).collect();
-    sectors
-        .par_iter()
-        .try_for_each(|&s| check_done_sector(tablebase, along, s, on_event))?;
+    // Sectors sharing an index file (the same men on the board) go
+    // together: one of them may write it again.
+    let mut by_index: BTreeMap<(u8, u8), Vec<SectorKey>> = BTreeMap::new();
+    for &s in done.iter().copied().flatten() {
+        by_index
+            .entry((s.us_board, s.them_board))
+            .or_default()
+            .push(s);
+    }
+    let groups: Vec<Vec<SectorKey>> = by_index.into_values().collect();
+    groups.par_iter().try_for_each(|group| {
+        (group.iter()).try_for_each(|&s| check_done_sector(tablebase, along, s, on_event))
+    })?;
     on_event(SolveEvent::Checked {
         units: done.len(),
         elapsed: started.elapsed(),
