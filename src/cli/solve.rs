@@ -169,6 +169,7 @@ impl Reporter {
                 positions,
                 elapsed,
                 memory,
+                peak_disk,
             } => {
                 if let Some(bar) = self.unit.lock().unwrap().take() {
                     bar.finish_and_clear();
@@ -194,7 +195,10 @@ impl Reporter {
                     }
                 } else {
                     // A log has no bar: how far the whole solve has got.
-                    self.line(format!("{msg}; {}", self.so_far()));
+                    let held = peak_disk.map_or(String::new(), |bytes| {
+                        format!("; the folders held at most {} so far", disk_size(bytes))
+                    });
+                    self.line(format!("{msg}; {}{held}", self.so_far()));
                 }
             }
             SolveEvent::Skipped { .. } => {}

@@ -180,6 +180,10 @@ pub enum SolveEvent<'a> {
         /// The process's anonymous memory with the unit's values still held
         /// (mapped files excluded), where the system reports it.
         memory: Option<u64>,
+        /// Under `pack`: the most bytes the folders held after a unit of
+        /// this run so far (in a log, the largest over its resumes is the
+        /// whole run's).
+        peak_disk: Option<u64>,
     },
     Skipped {
         sectors: &'a [SectorKey],
@@ -350,6 +354,7 @@ pub fn solve(
             positions,
             elapsed,
             memory,
+            peak_disk: along.as_ref().map(|a| a.peak_disk),
         });
         // Memory follows the unit in progress: the next maps and builds what it needs.
         drop(solved);

@@ -253,14 +253,24 @@ fn a_plan_foresees_the_disk_of_packing_as_it_goes() {
     let (code, _, log) = crate::first_use::run(&args);
     assert_eq!(code, 0, "{log}");
     assert!(log.contains("MB more disk"), "{log}");
-    // Each unit's line in a log tells how far the whole solve has got.
+    // Each unit's line in a log tells how far the whole solve has got, and
+    // the most disk its folders held so far (the largest over a run's
+    // resumes is its peak): here at most the whole solve's.
     let last = log.lines().filter(|l| l.starts_with("solved ")).nth_back(1);
+    // The figure after the last "held at most " of `text`.
+    let mb = |text: &str| -> f64 {
+        let rest = text.rsplit("held at most ").next().unwrap();
+        rest.split(" MB").next().unwrap().parse().unwrap()
+    };
+    let last = last.unwrap_or_else(|| panic!("{log}"));
     assert!(
-        last.is_some_and(
-            |l| l.contains("; done: 100.0% of ") && l.ends_with("left at this run's rate")
-        ),
+        last.contains("; done: 100.0% of ")
+            && last.contains("left at this run's rate; the folders held at most ")
+            && last.ends_with(" MB so far"),
         "{log}"
     );
+    let so_far = mb(last);
+    assert!(so_far > 0.0 && so_far <= mb(&log), "{log}");
     let mut packs_seen: HashMap<String, Vec<String>> = HashMap::new();
     let mut unit = String::new();
     for line in log.lines() {
