@@ -10,7 +10,9 @@
 #   - the sizes of both, and the longest wins;
 #   - verify --sample of every sector (a full check does not fit the time).
 # Hours to days on two cores: run it in the background, at low priority,
-#   nohup nice -n 19 scripts/whole-variant.sh morabaraba ../dbs > ../dbs/morabaraba.log 2>&1 &
+#   LOG=../dbs/morabaraba.log nohup nice -n 19 scripts/whole-variant.sh morabaraba ../dbs >> ../dbs/morabaraba.log 2>&1 &
+# (LOG names the log it appends to: its figures over the resumes end it,
+# from scripts/run-summary.sh.)
 # The tables go into data/ (DATA=DIR elsewhere, e.g. for a trial on six).
 # Folders: DBS/VARIANT-raw (the raw files still read), DBS/VARIANT (packed,
 # the full values), DBS/VARIANT-wdl (win/draw/loss only); a relative DBS is
@@ -57,5 +59,10 @@ done
 
 step "verify --sample $sample of every sector"
 /usr/bin/time -v "$morris" verify --db "$packed" --sample "$sample"
+
+if [[ -n "${LOG:-}" ]]; then
+  step "the run's figures over its resumes, from $LOG"
+  scripts/run-summary.sh "$LOG" 10
+fi
 
 step "done"

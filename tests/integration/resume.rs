@@ -116,3 +116,33 @@ fn a_deleted_packed_file_under_the_move_count_rule_is_refused() {
         "{err}"
     );
 }
+
+/// `scripts/run-summary.sh` reads a run's figures from its log over its
+/// resumes: each unit once, every position, the starts, the peak disk.
+#[test]
+fn a_run_log_over_its_resumes_is_summed_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let (raw, packed) = (dir.path().join("raw"), dir.path().join("packed"));
+    let (code, first) = solve_six(&raw, &packed, None, "--sectors 4+2-4+1");
+    assert_eq!(code, 0, "{first}");
+    let (code, rest) = solve_six(&raw, &packed, None, "--all");
+    assert_eq!(code, 0, "{rest}");
+    let log = dir.path().join("run.log");
+    // The first run's lines twice, as if a unit were solved again after an
+    // interruption: each unit counts once.
+    std::fs::write(&log, format!("{first}{first}{rest}")).unwrap();
+    let out = std::process::Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/run-summary.sh"))
+        .arg(&log)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("starts of the solve: 3 (resumed 2 times)")
+            && text.contains("units solved: 125, 3141931 positions")
+            && text.contains("peak disk the log tells: 0.00")
+            && text.contains("largest units:\n  5-6 + 6-5: 253032 positions"),
+        "{text}"
+    );
+}
