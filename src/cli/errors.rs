@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use morris::index::SectorKey;
 use morris::{
     ErrorKind, FileError, PositionError, ProbeError, RuleError, SolveError,
     rules::PositionParseError,
@@ -90,6 +91,60 @@ fn unreadable_hint(err: &anyhow::Error) -> Option<String> {
     })
 }
 
+/// How to mend a packed file of `solve --pack` found damaged, or a unit to
+/// solve again that reads sectors only packed: a packing that decodes back
+/// into raw files lets the solve do it; one under the move-count rule does not.
+fn packed_only_hint(err: &anyhow::Error) -> Option<String> {
+    let names = |sectors: &[SectorKey]| {
+        let names: Vec<String> = sectors.iter().map(|s| s.to_string()).collect();
+        names.join(",")
+    };
+    let elsewhere = |n: u8, sectors: &[SectorKey]| {
+        format!(
+            "`morris --variant VARIANT --n-move {n} solve --db NEW --sectors {}` (what they read is solved too)",
+            names(sectors)
+        )
+    };
+    Some(
+        match err.chain().find_map(|c| c.downcast_ref::<SolveError>())? {
+            SolveError::DamagedPacked {
+                files,
+                n_move: None,
+                ..
+            } => format!(
+                "delete {} and run this solve again: it solves their units again, the sectors those read decoded from the packed folder back into raw files (disk beyond the forecast until they are packed again)",
+                files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            SolveError::DamagedPacked {
+                sectors,
+                n_move: Some(n),
+                ..
+            } => format!(
+                "values under the move-count rule do not decode back into raw files, so the solve cannot redo these units from its packed folder: solve them into a new folder, {}, pack it (`morris pack --db NEW --out NEW-packed`) and copy their files from NEW-packed over the damaged ones",
+                elsewhere(*n, sectors)
+            ),
+            SolveError::PackedOnly {
+                sectors,
+                n_move: Some(n),
+                ..
+            } => format!(
+                "solve them into a new folder, {}, copy {} into this solve's raw folder (--db), and run this solve again",
+                elsewhere(*n, sectors),
+                (sectors
+                    .iter()
+                    .map(|s| format!("NEW/{}", morris::db::file_name(*s))))
+                .collect::<Vec<_>>()
+                .join(" ")
+            ),
+            _ => return None,
+        },
+    )
+}
+
 /// The command that mends an error, where there is one: the library says
 /// what is wrong and missing, the binary how to run what builds it.
 pub fn hint(err: &anyhow::Error) -> Option<String> {
@@ -113,13 +168,8 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
     if let Some(hint) = unreadable_hint(err) {
         return Some(hint);
     }
-    if let Some(SolveError::DamagedPacked { sector, path, .. }) =
-        err.chain().find_map(|c| c.downcast_ref::<SolveError>())
-    {
-        return Some(format!(
-            "delete {} and run this solve again: it solves the unit of {sector} again, the sectors that unit reads decoded back from the packed folder",
-            path.display()
-        ));
+    if let Some(hint) = packed_only_hint(err) {
+        return Some(hint);
     }
     if let Some(hint) = scratch_hint(err) {
         return Some(hint);

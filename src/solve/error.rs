@@ -62,17 +62,26 @@ pub enum SolveError {
     MarksWithoutRule { variant: String },
     #[error("{}", marks_mismatch(dir, *marked))]
     MarksMismatch { dir: PathBuf, marked: bool },
-    #[error("a packed file of a unit solved before is damaged")]
+    #[error("{}", damaged_packed(sectors))]
     DamagedPacked {
-        sector: SectorKey,
-        path: PathBuf,
+        sectors: Vec<SectorKey>,
+        files: Vec<PathBuf>,
+        /// The folder's move-count rule: its packed values do not decode
+        /// back into raw files.
+        n_move: Option<u8>,
+        /// The first file's error.
         source: ProbeError,
     },
     #[error(
-        "the unit to solve reads sector {sector}, which is only in the packed folder {}, whose packing (values under the move-count rule) does not decode back to raw files: solve that sector again into a raw folder",
+        "the unit to solve reads {}, only in the packed folder {}, whose packing (values under the move-count rule) does not decode back into raw files",
+        sectors.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" and "),
         dir.display()
     )]
-    PackedOnly { sector: SectorKey, dir: PathBuf },
+    PackedOnly {
+        sectors: Vec<SectorKey>,
+        dir: PathBuf,
+        n_move: Option<u8>,
+    },
     #[error("cannot take the lock {}", path.display())]
     Lock {
         path: PathBuf,
@@ -109,6 +118,21 @@ impl SolveError {
             | SolveError::Inconsistent { .. }
             | SolveError::Lock { .. } => ErrorKind::DamagedData,
         }
+    }
+}
+
+fn damaged_packed(sectors: &[SectorKey]) -> String {
+    match sectors {
+        [_] => "a packed file of a unit solved before is damaged".into(),
+        _ => format!(
+            "{} packed files of units solved before are damaged ({}); the first",
+            sectors.len(),
+            sectors
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 

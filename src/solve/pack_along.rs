@@ -13,8 +13,8 @@ use std::path::Path;
 use super::error::SolveError;
 use super::lock::UnitLock;
 use crate::db::{
-    Coder, Encoding, FileError, SectorFile, Tablebase, copy_stored_index, file_name, same_values,
-    sector_files, write_packed_checked,
+    Coder, Encoding, FileError, ProbeError, SectorFile, Tablebase, copy_stored_index, file_name,
+    same_values, sector_files, write_packed_checked,
 };
 use crate::index::{SectorGraph, SectorKey};
 use crate::verify::decoded::{Decoded, write_raw_sector};
@@ -87,12 +87,16 @@ impl<'a> PackAlong<'a> {
     /// A packed sector's file passes its checks (a sector done earlier
     /// whose raw file is gone).
     pub(super) fn verify_packed(&self, sector: SectorKey) -> Result<(), SolveError> {
+        // A file that cannot be read (permissions, the disk) is not damaged.
         self.packed.verify_checksum(sector).map_err(|e| match e {
-            crate::db::ProbeError::Damaged { .. } => SolveError::DamagedPacked {
-                sector,
-                path: self.packed.path(sector),
-                source: e,
-            },
+            ProbeError::Damaged { ref source, .. } if !matches!(source, FileError::Read { .. }) => {
+                SolveError::DamagedPacked {
+                    sectors: vec![sector],
+                    files: vec![self.packed.path(sector)],
+                    n_move: self.raw.variant().n_move,
+                    source: e,
+                }
+            }
             e => e.into(),
         })
     }
@@ -134,22 +138,39 @@ impl<'a> PackAlong<'a> {
         &self,
         inputs: &[SectorKey],
     ) -> Result<Vec<SectorKey>, SolveError> {
-        let mut restored = Vec::new();
-        for &input in inputs {
-            if self.raw.has_sector(input) || !self.packed.has_sector(input) {
-                continue;
+        let packed_only: Vec<SectorKey> = (inputs.iter().copied())
+            .filter(|&s| !self.raw.has_sector(s) && self.packed.has_sector(s))
+            .collect();
+        // Refused, all named, before anything is written for them.
+        let mut refused = Vec::new();
+        for &input in &packed_only {
+            if !Decoded::applies(&self.packed, input)? {
+                refused.push(input);
             }
+        }
+        if !refused.is_empty() {
+            let dir = self.packed.dir().to_path_buf();
+            let n_move = self.raw.variant().n_move;
+            return Err(SolveError::PackedOnly {
+                sectors: refused,
+                dir,
+                n_move,
+            });
+        }
+        let mut restored = Vec::new();
+        for input in packed_only {
             for &child in self.successors.get(&input).into_iter().flatten() {
                 let _lock = UnitLock::acquire(self.raw.dir(), &format!("pack-{child}"), || {})?;
                 if self.raw.has_sector(child) && !self.packed.has_sector(child) {
                     self.pack_into(&self.packed, &*self.raw.sector(child)?, self.encoding)?;
                 }
             }
-            if !Decoded::applies(&self.packed, input)? {
-                let dir = self.packed.dir().to_path_buf();
-                return Err(SolveError::PackedOnly { sector: input, dir });
-            }
+            // Another job re-solving a unit that reads it may have written it.
             let _lock = UnitLock::acquire(self.raw.dir(), &format!("pack-{input}"), || {})?;
+            self.raw.forget(input);
+            if self.raw.path(input).is_file() {
+                continue;
+            }
             write_raw_sector(&self.packed, input, self.raw.dir())?;
             copy_stored_index(self.packed.dir(), self.raw.dir(), input)?;
             self.raw.forget(input);

@@ -616,9 +616,36 @@ fn check_done_units(
             .push(s);
     }
     let groups: Vec<Vec<SectorKey>> = by_index.into_values().collect();
-    groups.par_iter().try_for_each(|group| {
-        (group.iter()).try_for_each(|&s| check_done_sector(tablebase, along, s, on_event))
-    })?;
+    let results: Vec<Result<(), SolveError>> = (groups.par_iter())
+        .flat_map_iter(|group| {
+            let check = |&s: &SectorKey| check_done_sector(tablebase, along, s, on_event);
+            group.iter().map(check).collect::<Vec<_>>()
+        })
+        .collect();
+    // Every damaged packed file named at once: each takes a delete and a
+    // rerun, and a rerun checks for minutes first.
+    let mut damaged: Option<SolveError> = None;
+    for result in results {
+        match (result, &mut damaged) {
+            (Ok(()), _) => {}
+            (
+                Err(SolveError::DamagedPacked { sectors, files, .. }),
+                Some(SolveError::DamagedPacked {
+                    sectors: all,
+                    files: all_files,
+                    ..
+                }),
+            ) => {
+                all.extend(sectors);
+                all_files.extend(files);
+            }
+            (Err(e @ SolveError::DamagedPacked { .. }), None) => damaged = Some(e),
+            (Err(e), _) => return Err(e),
+        }
+    }
+    if let Some(e) = damaged {
+        return Err(e);
+    }
     on_event(SolveEvent::Checked {
         units: done.len(),
         elapsed: started.elapsed(),
@@ -760,8 +787,12 @@ fn store_index(tablebase: &Tablebase, sector: SectorKey) -> Result<bool, SolveEr
     } else {
         path.exists()
     };
-    if damaged {
-        std::fs::remove_file(&path).map_err(crate::db::FileError::write(&path))?;
+    // Another process resuming the folder may have removed it first.
+    if damaged
+        && let Err(e) = std::fs::remove_file(&path)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        return Err(crate::db::FileError::write(&path)(e).into());
     }
     let index = SectorIndex::of(variant.board, us as usize, them as usize);
     write_stored_index(tablebase.dir(), variant, &index)?;

@@ -6,13 +6,14 @@ use morris::db::{file_name, sector_files};
 use morris::index::SectorKey;
 use morris::{Selection, Variant};
 
+use crate::first_use::run;
 use crate::pack_wdl::{same_sector_files, solve_six};
 use crate::solver::solve_into;
 
 /// A resumed `solve --pack` checks the files of the units solved before,
-/// packed ones decoded block by block, and says so; a packed file damaged
-/// in a block (its header and table whole) stops it, named, with the way
-/// to mend it.
+/// packed ones decoded block by block, and says so; packed files damaged in
+/// a block (their headers and tables whole) stop it, all named, with the
+/// way to mend them.
 #[test]
 fn a_resumed_packing_solve_checks_what_it_solved_before() {
     let dir = tempfile::tempdir().unwrap();
@@ -26,41 +27,48 @@ fn a_resumed_packing_solve_checks_what_it_solved_before() {
             && out.contains("checked the files of the 125 units solved before in"),
         "{out}"
     );
-    // The last byte of the largest file lies in its last block.
-    let largest = sector_files(&packed)
+    // The last byte of a file lies in its last block: the two largest
+    // damaged, both named at once.
+    let mut files: Vec<_> = sector_files(&packed)
         .unwrap()
         .into_iter()
         .map(|s| packed.join(file_name(s)))
-        .max_by_key(|path| std::fs::metadata(path).unwrap().len())
-        .unwrap();
-    let mut bytes = std::fs::read(&largest).unwrap();
-    *bytes.last_mut().unwrap() ^= 0x10;
-    std::fs::write(&largest, bytes).unwrap();
+        .collect();
+    files.sort_by_key(|path| std::cmp::Reverse(std::fs::metadata(path).unwrap().len()));
+    for file in &files[..2] {
+        let mut bytes = std::fs::read(file).unwrap();
+        *bytes.last_mut().unwrap() ^= 0x10;
+        std::fs::write(file, bytes).unwrap();
+    }
     let (code, out) = solve_six(&raw, &packed, None, "--all");
     assert_eq!(code, 3, "{out}");
-    let name = largest.display().to_string();
+    let (a, b) = (files[0].display(), files[1].display());
     assert!(
-        out.contains(&format!("{name} is corrupted: block"))
-            && out.contains(&format!("hint: delete {name} and run this solve again")),
+        out.contains("2 packed files of units solved before are damaged")
+            && out.contains("is corrupted: block")
+            && (out.contains(&format!("hint: delete {a} {b} and run this solve again"))
+                || out.contains(&format!("hint: delete {b} {a} and run this solve again"))),
         "{out}"
     );
 }
 
-/// A packed file deleted (damaged) after its raw one was removed: the solve
-/// run again decodes the packed sectors its unit reads back into raw files
-/// (packing first a raw successor of theirs that only the raw folder holds),
-/// solves the unit again, packs it, and leaves the packed folder a whole
-/// solve packs, byte for byte, with no raw sector file behind.
+/// Packed files deleted (damaged) after their raw ones were removed: the
+/// solve run again decodes the packed sectors their units read back into
+/// raw files (packing first a raw successor of theirs that only the raw
+/// folder holds), solves the units again, packs them, and leaves the packed
+/// and win/draw/loss folders a whole solve packs, byte for byte, with no
+/// raw sector file behind.
 #[test]
 fn a_deleted_packed_file_is_solved_again_from_the_packed_folder() {
     let six = Variant::by_name("six").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let at = |name: &str| dir.path().join(name);
     solve_into(&at("all-raw"), six, Selection::All);
-    let (code, out) = solve_six(&at("raw-fresh"), &at("fresh"), None, "--all");
+    let fresh = (at("fresh"), at("fresh-wdl"));
+    let (code, out) = solve_six(&at("raw-fresh"), &fresh.0, Some(&fresh.1), "--all");
     assert_eq!(code, 0, "{out}");
-    let (raw, packed) = (at("raw"), at("packed"));
-    let (code, out) = solve_six(&raw, &packed, None, "--all");
+    let (raw, packed, wdl) = (at("raw"), at("packed"), at("wdl"));
+    let (code, out) = solve_six(&raw, &packed, Some(&wdl), "--all");
     assert_eq!(code, 0, "{out}");
 
     // 4+1-5+0 lost, which reads 5-5 and 4-5; 4-5 (read by 5-5 too) only
@@ -71,50 +79,75 @@ fn a_deleted_packed_file_is_solved_again_from_the_packed_folder() {
     assert!(successors(lost).any(|s| s == read) && successors(lost).any(|s| s == only_raw));
     assert!(successors(read).any(|s| s == only_raw));
     std::fs::remove_file(packed.join(file_name(lost))).unwrap();
+    // And one sector of a movement unit: its mirror, solved again, is
+    // compared with its packed file, kept.
+    std::fs::remove_file(packed.join(file_name(SectorKey::movement(5, 6)))).unwrap();
     let name = file_name(only_raw);
     std::fs::copy(at("all-raw").join(&name), raw.join(&name)).unwrap();
     std::fs::remove_file(packed.join(&name)).unwrap();
 
-    let (code, out) = solve_six(&raw, &packed, None, "--all");
+    let (code, out) = solve_six(&raw, &packed, Some(&wdl), "--all");
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("\n5-5 read by the next unit, packed only, decoded back into raw files")
-            && out.contains("solved 4+1-5+0"),
+            && out.contains("solved 4+1-5+0")
+            && out.contains("solved 5-6 + 6-5"),
         "{out}"
     );
     assert!(sector_files(&raw).unwrap().is_empty(), "{out}");
-    same_sector_files(&at("fresh"), &packed);
+    same_sector_files(&fresh.0, &packed);
+    same_sector_files(&fresh.1, &wdl);
 }
 
 /// Under the move-count rule the packed files keep values with clocks, which
-/// do not decode back to raw files: the unit of a deleted one is refused,
-/// named, not solved from what is missing.
+/// do not decode back into raw files: a damaged one and the unit of a deleted
+/// one are refused, the sectors named, with the mend that works, followed
+/// here: those sectors solved into a new folder, their raw files copied in.
 #[test]
 fn a_deleted_packed_file_under_the_move_count_rule_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let at = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
-    let args = [
-        "--variant",
-        "six",
-        "--n-move",
-        "20",
-        "solve",
-        "--all",
-        "--db",
-        &at("raw"),
-        "--pack",
-        &at("packed"),
-    ];
-    let (code, _, err) = crate::first_use::run(&args);
+    let (raw, packed, new) = (at("raw"), at("packed"), at("new"));
+    let rule = ["--variant", "six", "--n-move", "20", "solve"];
+    let args = [&rule[..], &["--all", "--db", &raw, "--pack", &packed]].concat();
+    let (code, _, err) = run(&args);
     assert_eq!(code, 0, "{err}");
-    std::fs::remove_file(dir.path().join("packed").join("4+1-5+0.mdb")).unwrap();
-    let (code, _, err) = crate::first_use::run(&args);
-    assert_ne!(code, 0, "{err}");
+    let packed_dir = dir.path().join("packed");
+    let file = packed_dir.join("5-6.mdb");
+    let mut bytes = std::fs::read(&file).unwrap();
+    *bytes.last_mut().unwrap() ^= 0x10;
+    std::fs::write(&file, &bytes).unwrap();
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 3, "{err}");
     assert!(
-        err.contains("reads sector 4-5, which is only in the packed folder")
-            && err.contains("does not decode back to raw files"),
+        err.contains("hint: values under the move-count rule do not decode back"),
         "{err}"
     );
+    *bytes.last_mut().unwrap() ^= 0x10;
+    std::fs::write(&file, &bytes).unwrap();
+
+    std::fs::remove_file(packed_dir.join("4+1-5+0.mdb")).unwrap();
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("reads 4-5 and 5-5, only in the packed folder")
+            && err.contains("does not decode back into raw files")
+            && err.contains("--n-move 20 solve --db NEW --sectors 4-5,5-5")
+            && err.contains("copy NEW/4-5.mdb NEW/5-5.mdb into"),
+        "{err}"
+    );
+    let new_args = [&rule[..], &["--sectors", "4-5,5-5", "--db", &new]].concat();
+    assert_eq!(run(&new_args).0, 0);
+    for name in ["4-5.mdb", "5-5.mdb"] {
+        std::fs::copy(
+            dir.path().join("new").join(name),
+            dir.path().join("raw").join(name),
+        )
+        .unwrap();
+    }
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(sector_files(&dir.path().join("raw")).unwrap().is_empty());
 }
 
 /// `scripts/run-summary.sh` reads a run's figures from its log over its
@@ -132,7 +165,10 @@ fn a_run_log_over_its_resumes_is_summed_up() {
     // interruption: each unit counts once.
     std::fs::write(&log, format!("{first}{first}{rest}")).unwrap();
     let out = std::process::Command::new("bash")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/run-summary.sh"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/run-summary.sh"
+        ))
         .arg(&log)
         .output()
         .unwrap();
