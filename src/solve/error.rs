@@ -70,7 +70,7 @@ pub enum SolveError {
         /// back into raw files.
         n_move: Option<u8>,
         /// The first file's error.
-        source: ProbeError,
+        source: Box<ProbeError>,
     },
     #[error(
         "the unit to solve reads {}, only in the packed folder {}, whose packing (values under the move-count rule) does not decode back into raw files",

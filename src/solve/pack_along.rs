@@ -94,7 +94,7 @@ impl<'a> PackAlong<'a> {
                     sectors: vec![sector],
                     files: vec![self.packed.path(sector)],
                     n_move: self.raw.variant().n_move,
-                    source: e,
+                    source: Box::new(e),
                 }
             }
             e => e.into(),
