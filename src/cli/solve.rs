@@ -170,37 +170,7 @@ impl Reporter {
                 elapsed,
                 memory,
                 peak_disk,
-            } => {
-                if let Some(bar) = self.unit.lock().unwrap().take() {
-                    bar.finish_and_clear();
-                }
-                self.total.inc(positions);
-                let rate = positions as f64 / elapsed.as_secs_f64().max(1e-9);
-                let memory = memory.map_or(String::new(), |m| {
-                    format!(
-                        ", {:.0} MiB in use, {:.2} bytes/position",
-                        m as f64 / 1048576.0,
-                        m as f64 / positions.max(1) as f64
-                    )
-                });
-                let msg = format!(
-                    "solved {}: {positions} positions in {:.2?} ({:.0} positions/s{memory})",
-                    names(sectors),
-                    elapsed,
-                    rate
-                );
-                if self.terminal {
-                    if !self.quiet {
-                        self.total.println(msg);
-                    }
-                } else {
-                    // A log has no bar: how far the whole solve has got.
-                    let held = peak_disk.map_or(String::new(), |bytes| {
-                        format!("; the folders held at most {} so far", disk_size(bytes))
-                    });
-                    self.line(format!("{msg}; {}{held}", self.so_far()));
-                }
-            }
+            } => self.unit_done(sectors, positions, elapsed, (memory, peak_disk)),
             SolveEvent::Skipped { .. } => {}
             SolveEvent::Checking { units } => self.checking(units),
             SolveEvent::Checked { units, elapsed } => self.checked(units, elapsed),
@@ -227,6 +197,44 @@ impl Reporter {
             SolveEvent::IndexRewritten { sector } => self.line(format!(
                 "the stored index of {sector} was damaged or of an older version: written again"
             )),
+        }
+    }
+
+    /// A unit's line: its rate and memory; in a log, how far the whole
+    /// solve has got too.
+    fn unit_done(
+        &self,
+        sectors: &[SectorKey],
+        positions: u64,
+        elapsed: std::time::Duration,
+        (memory, peak_disk): (Option<u64>, Option<u64>),
+    ) {
+        if let Some(bar) = self.unit.lock().unwrap().take() {
+            bar.finish_and_clear();
+        }
+        self.total.inc(positions);
+        let rate = positions as f64 / elapsed.as_secs_f64().max(1e-9);
+        let memory = memory.map_or(String::new(), |m| {
+            format!(
+                ", {:.0} MiB in use, {:.2} bytes/position",
+                m as f64 / 1048576.0,
+                m as f64 / positions.max(1) as f64
+            )
+        });
+        let msg = format!(
+            "solved {}: {positions} positions in {elapsed:.2?} ({rate:.0} positions/s{memory})",
+            names(sectors),
+        );
+        if self.terminal {
+            if !self.quiet {
+                self.total.println(msg);
+            }
+        } else {
+            // A log has no bar: how far the whole solve has got.
+            let held = peak_disk.map_or(String::new(), |bytes| {
+                format!("; the folders held at most {} so far", disk_size(bytes))
+            });
+            self.line(format!("{msg}; {}{held}", self.so_far()));
         }
     }
 
