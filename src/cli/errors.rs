@@ -112,7 +112,7 @@ fn packed_only_hint(err: &anyhow::Error) -> Option<String> {
                 n_move: None,
                 ..
             } => format!(
-                "delete {} and run this solve again: it solves their units again, the sectors those read decoded from the packed folder back into raw files (disk beyond the forecast until they are packed again)",
+                "delete {} and run this solve again: it solves their units again, the sectors those read decoded from the packed folder back into raw files until they are packed again",
                 files
                     .iter()
                     .map(|f| f.display().to_string())

@@ -101,6 +101,21 @@ impl DiskTimeline {
         packed_fraction: Option<f64>,
         solved: &dyn Fn(SectorKey) -> bool,
     ) -> DiskTimeline {
+        Self::restoring(variant, graph, units, packed_fraction, solved, &|_| false)
+    }
+
+    /// [`Self::new`], where the solved sectors that `packed_only` names
+    /// (packed, their raw files gone) are written back as raw files when a
+    /// unit still to solve reads them (see `PackAlong::restore_inputs`), and
+    /// held until they are packed again.
+    pub(crate) fn restoring(
+        variant: &Variant,
+        graph: &SectorGraph,
+        units: &[Vec<SectorKey>],
+        packed_fraction: Option<f64>,
+        solved: &dyn Fn(SectorKey) -> bool,
+        packed_only: &dyn Fn(SectorKey) -> bool,
+    ) -> DiskTimeline {
         let raw_len = |s: SectorKey| {
             if solved(s) {
                 0
@@ -136,12 +151,28 @@ impl DiskTimeline {
         }
         let (mut raw, mut packed) = (0u64, 0u64);
         let mut at_peak = Vec::with_capacity(units.len());
+        let mut restored = std::collections::HashSet::new();
         for (unit, freed) in units.iter().zip(&packed_after) {
             raw += unit.iter().map(|s| raw_len(*s)).sum::<u64>();
+            // Solved again: its packed sectors are written raw too, beside
+            // what it reads.
+            if unit.iter().any(|s| !solved(*s)) {
+                let read = unit
+                    .iter()
+                    .flat_map(|s| graph.successors(*s).iter().copied());
+                for s in unit.iter().copied().chain(read) {
+                    if packed_only(s) && restored.insert(s) {
+                        raw += raw_sector_len(variant, s);
+                    }
+                }
+            }
             at_peak.push((raw, packed));
             for s in freed {
                 raw -= raw_len(*s);
                 packed += (raw_len(*s) as f64 * packed_fraction.unwrap_or(0.0)) as u64;
+                if restored.remove(s) {
+                    raw -= raw_sector_len(variant, *s);
+                }
             }
         }
         // The packing after the last unit, as a moment of its own.
@@ -250,6 +281,36 @@ mod tests {
         let mut all: Vec<SectorKey> = units.concat();
         all.sort_unstable();
         assert_eq!(packs, all);
+    }
+
+    /// A unit solved again (a packed file deleted) writes its packed
+    /// sectors and those it reads back as raw files: they count from that
+    /// unit until they are packed again.
+    #[test]
+    fn sectors_written_back_count_until_packed_again() {
+        let six = Variant::by_name("six").unwrap();
+        let graph = SectorGraph::reachable(six);
+        let units = graph.units();
+        let lost: SectorKey = "5-6".parse().unwrap();
+        let solved = |s: SectorKey| s != lost;
+        let fraction = Some(PACKED_FRACTION);
+        let timeline = DiskTimeline::restoring(six, &graph, &units, fraction, &solved, &solved);
+        let at = units.iter().position(|u| u.contains(&lost)).unwrap();
+        let mut held: Vec<SectorKey> = units[at].clone();
+        held.extend(
+            units[at]
+                .iter()
+                .flat_map(|s| graph.successors(*s).iter().copied()),
+        );
+        held.sort_unstable();
+        held.dedup();
+        assert!(held.len() > 2, "{held:?}");
+        let bytes: u64 = held.iter().map(|s| raw_len(six, s)).sum();
+        assert_eq!(timeline.at_peak[at].0, bytes);
+        assert_eq!(timeline.at_peak.last().unwrap().0, 0);
+        // Counted as written only: the lost sector's raw file alone.
+        let plain = DiskTimeline::new(six, &graph, &units, fraction, &solved);
+        assert_eq!(plain.at_peak[at].0, raw_len(six, &lost));
     }
 
     /// A sector read by a sector left out of the solve stays raw: the

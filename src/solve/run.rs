@@ -442,7 +442,13 @@ fn check_disk(
         0.0
     };
     let fraction = pack.map(|_| PACKED_FRACTION + wdl);
-    let timeline = DiskTimeline::new(options.variant, graph, units, fraction, &solved);
+    // A unit solved again reads these back as raw files.
+    let packed_only = |s: SectorKey| {
+        let name = file_name(s);
+        !options.db.join(&name).is_file() && pack.is_some_and(|p| p.join(&name).is_file())
+    };
+    let (variant, restoring) = (options.variant, &packed_only);
+    let timeline = DiskTimeline::restoring(variant, graph, units, fraction, &solved, restoring);
     let peak = timeline.peak();
     let free = free_disk_bytes(&options.db);
     refuse_if_short(peak, free, &options.db, pack.is_some())?;
