@@ -150,9 +150,10 @@ pub fn check_losses(
 ) -> Result<Checked, ProbeError> {
     let size = sector_index(tablebase, sector).size();
     // A win found has a lost child and is one ply slower than the fastest:
-    // what its children's values give, so it stands. A draw or loss found
-    // is checked against all its children's values, each found by its own
-    // search: two plies.
+    // what its children's values give, so it stands. A loss found is
+    // confirmed by its children's searches, each cut short where it can;
+    // a draw, or a loss not confirmed, is checked against all its
+    // children's values, each found by its own search: two plies.
     let values = |_, p: &Position| {
         Ok(if tablebase.is_wdl_only() {
             let found = tablebase.wdl_of_checked(p)?;
@@ -165,6 +166,8 @@ pub fn check_losses(
             let found = tablebase.value_of_checked(p)?;
             let given = match found {
                 Value::Win(_) => found,
+                // The children's searches cut short where they can.
+                Value::Loss(plies) if tablebase.children_confirm_loss(p, plies)? => found,
                 _ => recompute(tablebase, p)?,
             };
             (Found::Distance(found), Found::Distance(given))

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use morris::db::internals::write_sector;
 use morris::db::{SectorFile, Value, sector_files};
-use morris::index::SectorKey;
+use morris::index::{SectorIndex, SectorKey};
 use morris::verify::decoded::Decoded;
 use morris::verify::{Check, Checked, verify_sector};
 use morris::{Selection, Tablebase, Variant};
@@ -203,7 +203,7 @@ fn movement_counts_agree_with_the_published_ones() {
 
 /// Packed as losses (`pack`'s default) from a file with planted wrong
 /// losses, checksums recomputed: a loss made a draw, a draw made a loss and
-/// a loss made two plies longer. `verify` of the packed folder finds each,
+/// a loss made two plies longer and another two shorter. `verify` of the packed folder finds each,
 /// and of the folders of the plain values (`pack --plain`) and of the
 /// losses zstd-coded (`pack --zstd`).
 /// Both ways: the search per position, and the sector decoded once then
@@ -237,13 +237,39 @@ fn planted_losses_are_caught_in_a_packed_folder() {
         Value::Loss(n) if n > 0 => Some(Value::Loss(n + 2)),
         _ => None,
     });
+    // Each loss the search per position finds is confirmed by its children's
+    // searches cut short: a loss made shorter as well as longer, at a
+    // position one of whose children wins as fast as the planted loss says
+    // its slowest does (only the slower one shows it wrong).
+    let tb = Tablebase::open(&raw, variant).unwrap();
+    let index = SectorIndex::of(variant.board, 4, 4);
+    let fits = |i: u64| {
+        let Value::Loss(n) = tb.sector(sector).unwrap().value(i).unwrap() else {
+            return false;
+        };
+        let pos = index.position(i, 0, 0);
+        let mut children = variant.moves(&pos).into_iter();
+        n > 2 && children.any(|(_, c)| tb.value(&c).unwrap() == Value::Win(n - 3))
+    };
+    let shorter_at = (0..index.size()).find(|&i| !taken.contains(&i) && fits(i));
+    drop(tb);
+    let shorter_at = shorter_at.expect("a loss with a child that wins two plies faster");
+    let loss_made_shorter = plant(&raw, sector, |i, v| match v {
+        Value::Loss(n) if i == shorter_at => Some(Value::Loss(n - 2)),
+        _ => None,
+    });
     // The plain values, and the losses zstd-coded, alike.
     for (kind, flags) in [("plain", &["--plain"][..]), ("losses zstd", &["--zstd"])] {
         let packed = dir.path().join(kind);
         crate::pack::pack_folder_as(&raw, &packed, flags);
         let tb = Tablebase::open_folder(&packed).unwrap();
         let checked = verify_sector(&tb, sector, Check::All, 100_000).unwrap();
-        let planted = [&loss_made_draw, &draw_made_loss, &loss_made_longer];
+        let planted = [
+            &loss_made_draw,
+            &draw_made_loss,
+            &loss_made_longer,
+            &loss_made_shorter,
+        ];
         for &i in planted.into_iter().flatten() {
             assert!(indices(&checked).contains(&i), "{kind}: {i} not caught");
         }
@@ -254,9 +280,17 @@ fn planted_losses_are_caught_in_a_packed_folder() {
         .unwrap()
         .keeping_decoded_blocks();
     let checked = verify_sector(&tb, sector, Check::All, 100_000).unwrap();
-    let planted = [loss_made_draw, draw_made_loss, loss_made_longer].concat();
-    assert_eq!(planted.len(), 3);
-    assert!(planted[0] != planted[1] && planted[1] != planted[2] && planted[0] != planted[2]);
+    let planted = [
+        loss_made_draw,
+        draw_made_loss,
+        loss_made_longer,
+        loss_made_shorter,
+    ]
+    .concat();
+    let mut apart = planted.clone();
+    apart.sort_unstable();
+    apart.dedup();
+    assert_eq!((planted.len(), apart.len()), (4, 4));
     let mut decoded = Decoded::new(&tb).unwrap();
     let by_decoding = decoded.check(sector, 100_000).unwrap();
     // Another sector of the folder, untouched, is found whole.

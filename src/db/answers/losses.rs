@@ -259,6 +259,49 @@ impl Tablebase {
         Ok(Some(fastest.map_or(Value::Draw, |n| Value::Win(n + 1))))
     }
 
+    /// Whether the children of `pos` (a position of play found lost in
+    /// `plies`) make it lost in exactly that many plies, as
+    /// [`Value::from_children`] of their values would: every child won in
+    /// at most `plies - 1` plies and one in exactly that. Each child's search
+    /// stops at its first lost child that shows it wins fast enough, so most
+    /// read a few marks instead of all. `false` where not, and where this
+    /// cheap way cannot tell: the full recomputation then gives the value.
+    ///
+    /// # Errors
+    /// A missing or damaged file.
+    pub(crate) fn children_confirm_loss(
+        &self,
+        pos: &Position,
+        plies: u16,
+    ) -> Result<bool, ProbeError> {
+        if plies == 0 || self.variant().static_outcome(pos).is_some() {
+            return Ok(false);
+        }
+        let mut slowest_seen = false;
+        for (_, child) in self.variant().moves(pos) {
+            let won_in = match self.value_if_read(&child)? {
+                Some(Value::Win(n)) => Some(n),
+                Some(_) => return Ok(false),
+                // Until the slowest win is seen, a child must win in under
+                // `plies - 1` to be passed over; after, in under `plies`.
+                None => {
+                    let within = if slowest_seen { plies } else { plies - 1 };
+                    match self.value_not_lost_unless_won_within(&child, within)? {
+                        None => None,
+                        Some(Value::Win(n)) => Some(n),
+                        Some(_) => return Ok(false),
+                    }
+                }
+            };
+            match won_in {
+                Some(n) if n + 1 == plies => slowest_seen = true,
+                Some(n) if n + 1 > plies => return Ok(false),
+                _ => {}
+            }
+        }
+        Ok(slowest_seen)
+    }
+
     /// [`Tablebase::value_not_lost`] without plies: won with a lost child.
     pub(super) fn wdl_not_lost(&self, pos: &Position) -> Result<Wdl, ProbeError> {
         let mut won = false;
