@@ -589,15 +589,8 @@ pub fn run(cli: Cli) -> Result<()> {
             oracle,
             resume,
         } => {
-            // Children are read at random: each packed block decoded once
-            // where every position is checked; a sample reads few of each
-            // block's values, each from its chunk.
-            let tablebase = match sample {
-                None => open_whole(&db.db, explicit)?.keeping_decoded_blocks(),
-                Some(_) => open_whole(&db.db, explicit)?,
-            };
             let how = check::check_of(sample, seed, oracle);
-            check::verify(out, &tablebase, &sectors, how, resume)
+            check::verify(out, open_whole(&db.db, explicit)?, &sectors, how, resume)
         }
         Command::Bench {
             max_men,

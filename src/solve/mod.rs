@@ -7,6 +7,7 @@
 mod cells;
 mod disk;
 mod error;
+mod events;
 mod exits;
 mod initial;
 mod lock;
@@ -22,9 +23,10 @@ mod wake;
 pub use cells::SolvedSector;
 pub use disk::{DiskForecast, DiskNeed, PACKED_FRACTION, WDL_PACKED_FRACTION};
 pub use error::SolveError;
+pub use events::{SolveEvent, SolveSummary};
 pub use plan::{
     CriticalPath, MOVES_WHILE_HOLDING_SLOWDOWN, PACK_BASE_BYTES, PACK_BYTES_PER_POSITION,
     PLAN_VERSION, Plan, PlanRate, PlannedUnit, SOLVE_BASE_BYTES, SOLVE_BYTES_PER_POSITION, plan,
 };
 pub use retrograde::{UnitEvent, solve_unit};
-pub use run::{Selection, SolveEvent, SolveOptions, SolveSummary, solve};
+pub use run::{Selection, SolveOptions, solve};
