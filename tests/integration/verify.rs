@@ -428,3 +428,41 @@ fn dead_scratch_folders_of_this_machine_alone_are_removed() {
     // And its own is gone.
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 2);
 }
+
+/// `verify --sample` of a packed folder checks every block's checksum
+/// without decoding the blocks, and reads only the chunks its sample needs:
+/// a block damaged where no sampled value lies is still found.
+#[test]
+fn a_sample_of_a_packed_folder_checks_every_block() {
+    let six = Variant::by_name("six").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (raw, packed) = (dir.path().join("raw"), dir.path().join("packed"));
+    solve_into(&raw, six, Selection::MaxMen(8));
+    crate::pack::pack_folder(&raw, &packed);
+    let name = morris::db::file_name(SectorKey::movement(4, 4));
+    let tb = Tablebase::open_folder(&packed).unwrap();
+    let sample = Check::Sample { count: 5, seed: 1 };
+    let checked = verify_sector(&tb, SectorKey::movement(4, 4), sample, 10).unwrap();
+    assert_eq!((checked.positions, checked.total_mismatches), (5, 0));
+    drop(tb);
+    // The last byte of the file lies in its last block.
+    let path = packed.join(&name);
+    let mut bytes = std::fs::read(&path).unwrap();
+    *bytes.last_mut().unwrap() ^= 0x10;
+    std::fs::write(&path, bytes).unwrap();
+    let tb = Tablebase::open_folder(&packed).unwrap();
+    let err = verify_sector(&tb, SectorKey::movement(4, 4), sample, 10).unwrap_err();
+    // Found by the checksums, before any position is probed.
+    let morris::db::ProbeError::Damaged {
+        position: None,
+        source,
+        ..
+    } = &err
+    else {
+        panic!("{err:?}");
+    };
+    assert!(
+        source.to_string().contains("fails its checksum"),
+        "{source}"
+    );
+}

@@ -498,6 +498,17 @@ impl Tablebase {
             .map_err(|source| self.damaged(sector, None, source))
     }
 
+    /// [`Tablebase::verify_checksum`] without decoding a packed file's
+    /// blocks ([`SectorFile::verify_checksums_only`]).
+    ///
+    /// # Errors
+    /// A missing, foreign or damaged file, naming the damaged file.
+    pub fn verify_checksums_only(&self, sector: SectorKey) -> Result<(), ProbeError> {
+        let (file, _) = self.mapped(sector)?;
+        file.verify_checksums_only()
+            .map_err(|source| self.damaged(sector, None, source))
+    }
+
     /// Checks the stored index a sector is probed through, when the folder
     /// has one, whole.
     ///

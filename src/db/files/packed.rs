@@ -504,6 +504,18 @@ impl PackedBody {
             .try_for_each(|block| self.decode(block).map(drop))
     }
 
+    /// Checks every block's checksum, in parallel, without decoding it (a
+    /// value read later still decodes its chunk, checked as it goes).
+    ///
+    /// # Errors
+    /// A block that fails.
+    pub fn check_checksums(&self) -> Result<(), FileError> {
+        (0..self.blocks).into_par_iter().try_for_each(|block| {
+            let bytes = self.block_bytes(block)?;
+            self.check_block(block, bytes)
+        })
+    }
+
     /// Checks and decodes every block, calling `f` with each in order,
     /// unpacked to a code per byte.
     ///
