@@ -12,10 +12,12 @@ largest="${2:-5}"
 awk -v largest="$largest" '
 # Seconds of a Rust duration as printed: 49.86s, 106.66ms, 1.2µs, 300ns.
 function seconds(d) {
-  if (d ~ /ms$/) return substr(d, 1, length(d) - 2) / 1e3
-  if (d ~ /µs$/) return substr(d, 1, length(d) - 3) / 1e6
-  if (d ~ /ns$/) return substr(d, 1, length(d) - 2) / 1e9
-  return substr(d, 1, length(d) - 1) + 0
+  # sub, not substr: "µ" is two bytes to mawk and one character to gawk.
+  if (sub(/ms$/, "", d)) return d / 1e3
+  if (sub(/µs$/, "", d)) return d / 1e6
+  if (sub(/ns$/, "", d)) return d / 1e9
+  sub(/s$/, "", d)
+  return d + 0
 }
 function gb(text,   n) {
   n = text + 0
@@ -45,7 +47,7 @@ function gb(text,   n) {
     if (held > peak_disk) peak_disk = held
   }
 }
-/^packed .* in [0-9.]+[mµn]?s / {
+/^packed .* in [0-9.]+[^ ]*s / {
   for (i = 1; i <= NF; i++) if ($i == "in") d = $(i + 1)
   packing += seconds(d)
 }

@@ -357,9 +357,9 @@ pub fn verify(
 ) -> Result<()> {
     // Children are read at random: each packed block decoded once where
     // every position is checked; a sample reads few of each block's values,
-    // each from its chunk.
+    // each from its chunk (pair-coded files).
     let tablebase = &match how {
-        Check::Sample { .. } => tablebase,
+        Check::Sample { .. } => tablebase.sampling(),
         Check::All | Check::Oracle => tablebase.keeping_decoded_blocks(),
     };
     let sectors = if only.is_empty() {

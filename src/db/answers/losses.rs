@@ -266,6 +266,8 @@ impl Tablebase {
     /// stops at its first lost child that shows it wins fast enough, so most
     /// read a few marks instead of all. `false` where not, and where this
     /// cheap way cannot tell: the full recomputation then gives the value.
+    /// (A search cut short reads fewer files: one missing or without plies
+    /// beyond the cut is not reported here.)
     ///
     /// # Errors
     /// A missing or damaged file.
@@ -293,9 +295,9 @@ impl Tablebase {
                     }
                 }
             };
-            match won_in {
-                Some(n) if n + 1 == plies => slowest_seen = true,
-                Some(n) if n + 1 > plies => return Ok(false),
+            match won_in.map(|n| u32::from(n) + 1) {
+                Some(lost_in) if lost_in == u32::from(plies) => slowest_seen = true,
+                Some(lost_in) if lost_in > u32::from(plies) => return Ok(false),
                 _ => {}
             }
         }

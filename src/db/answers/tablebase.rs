@@ -215,6 +215,14 @@ impl Tablebase {
         self
     }
 
+    /// Reads few values of each block, at random (`verify --sample`): a
+    /// pair-coded file's from their chunks, a zstd file's blocks kept once
+    /// decoded ([`KeptBlocks::Sampling`]).
+    pub fn sampling(mut self) -> Tablebase {
+        self.kept_blocks = KeptBlocks::Sampling;
+        self
+    }
+
     /// Reads a pair-coded file's values from its chunks whatever its size
     /// (small files keep their blocks decoded otherwise): for tests of that
     /// path.

@@ -85,6 +85,11 @@ pub enum KeptBlocks {
     /// As `Probing`, but a pair-coded file of any size reads a chunk per
     /// probe: for tests of that path on small files.
     Chunks,
+    /// A sample of positions read at random (`verify --sample`): a
+    /// pair-coded file as `Probing` (a chunk per value); a zstd file keeps
+    /// every block once decoded, as its 16 slots would decode a block for
+    /// nearly every value.
+    Sampling,
 }
 
 /// A pair-coded file of at most this many blocks (262,144 positions) keeps
@@ -284,7 +289,8 @@ impl PackedBody {
                 .map(|_| std::sync::atomic::AtomicU64::new(0))
                 .collect(),
             cache: if kept == KeptBlocks::Every
-                || (kept == KeptBlocks::Probing
+                || (kept == KeptBlocks::Sampling && !header.pairs)
+                || (matches!(kept, KeptBlocks::Probing | KeptBlocks::Sampling)
                     && header.pairs
                     && blocks <= PAIR_BLOCKS_KEPT_DECODED)
             {
