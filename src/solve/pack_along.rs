@@ -87,8 +87,10 @@ impl<'a> PackAlong<'a> {
     /// A packed sector's file passes its checks (a sector done earlier
     /// whose raw file is gone).
     pub(super) fn verify_packed(&self, sector: SectorKey) -> Result<(), SolveError> {
-        // A file that cannot be read (permissions, the disk) is not damaged.
-        self.packed.verify_checksum(sector).map_err(|e| match e {
+        // Its blocks' checksums suffice: it was compared value by value with
+        // its raw file when written. A file that cannot be read (permissions,
+        // the disk) is not damaged.
+        self.packed.verify_checksums_only(sector).map_err(|e| match e {
             ProbeError::Damaged { ref source, .. } if !matches!(source, FileError::Read { .. }) => {
                 SolveError::DamagedPacked {
                     sectors: vec![sector],

@@ -11,8 +11,8 @@ use crate::pack_wdl::{same_sector_files, solve_six};
 use crate::solver::solve_into;
 
 /// A resumed `solve --pack` checks the files of the units solved before,
-/// packed ones decoded block by block, and says so; packed files damaged in
-/// a block (their headers and tables whole) stop it, all named, with the
+/// packed ones by their blocks' checksums, and says so; packed files damaged
+/// in a block (their headers and tables whole) stop it, all named, with the
 /// way to mend them.
 #[test]
 fn a_resumed_packing_solve_checks_what_it_solved_before() {
