@@ -90,15 +90,23 @@ impl<'a> PackAlong<'a> {
         // Its blocks' checksums suffice: it was compared value by value with
         // its raw file when written. A file that cannot be read (permissions,
         // the disk) is not damaged.
-        self.packed.verify_checksums_only(sector).map_err(|e| match e {
-            ProbeError::Damaged { ref source, .. } if !matches!(source, FileError::Read { .. }) => {
-                SolveError::DamagedPacked {
-                    sectors: vec![sector],
-                    files: vec![self.packed.path(sector)],
-                    n_move: self.raw.variant().n_move,
-                    source: Box::new(e),
+        let unreadable = |e: &ProbeError| {
+            matches!(
+                e,
+                ProbeError::Damaged {
+                    source: FileError::Read { .. },
+                    ..
                 }
-            }
+            )
+        };
+        let checked = self.packed.verify_checksums_only(sector);
+        checked.map_err(|e| match e {
+            ProbeError::Damaged { .. } if !unreadable(&e) => SolveError::DamagedPacked {
+                sectors: vec![sector],
+                files: vec![self.packed.path(sector)],
+                n_move: self.raw.variant().n_move,
+                source: Box::new(e),
+            },
             e => e.into(),
         })
     }
