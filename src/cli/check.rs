@@ -334,8 +334,6 @@ fn check_one<'a>(
     decoded.check(sector, 5)
 }
 
-/// Verifies the sectors `only` names, or every sector file of the folder,
-/// with the time and rate of each and of all.
 /// Notes in `record` ([`VERIFIED`]) that `sector`'s file, of this checksum,
 /// passed: `verify --resume` skips it.
 fn record_passed(record: &std::path::Path, sector: SectorKey, checksum: u64) -> Result<()> {
@@ -348,6 +346,8 @@ fn record_passed(record: &std::path::Path, sector: SectorKey, checksum: u64) -> 
     Ok(())
 }
 
+/// Verifies the sectors `only` names, or every sector file of the folder,
+/// with the time and rate of each and of all.
 pub fn verify(
     out: &mut dyn Write,
     tablebase: Tablebase,

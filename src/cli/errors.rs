@@ -99,9 +99,10 @@ fn packed_only_hint(err: &anyhow::Error) -> Option<String> {
         let names: Vec<String> = sectors.iter().map(|s| s.to_string()).collect();
         names.join(",")
     };
-    let elsewhere = |n: u8, sectors: &[SectorKey]| {
+    let elsewhere = |n: Option<u8>, sectors: &[SectorKey]| {
+        let rule = n.map(|n| format!(" --n-move {n}")).unwrap_or_default();
         format!(
-            "`morris --variant VARIANT --n-move {n} solve --db NEW --sectors {}` (what they read is solved too)",
+            "`morris --variant VARIANT{rule} solve --db NEW --sectors {}` (what they read is solved too)",
             names(sectors)
         )
     };
@@ -125,15 +126,13 @@ fn packed_only_hint(err: &anyhow::Error) -> Option<String> {
                 ..
             } => format!(
                 "values under the move-count rule do not decode back into raw files, so the solve cannot redo these units from its packed folder: solve them into a new folder, {}, pack it (`morris pack --db NEW --out NEW-packed`) and copy their files from NEW-packed over the damaged ones",
-                elsewhere(*n, sectors)
+                elsewhere(Some(*n), sectors)
             ),
             SolveError::PackedOnly {
-                sectors,
-                n_move: Some(n),
-                ..
+                sectors, n_move, ..
             } => format!(
                 "solve them into a new folder, {}, copy {} into this solve's raw folder (--db), and run this solve again",
-                elsewhere(*n, sectors),
+                elsewhere(*n_move, sectors),
                 (sectors
                     .iter()
                     .map(|s| format!("NEW/{}", morris::db::file_name(*s))))

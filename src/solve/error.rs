@@ -73,7 +73,7 @@ pub enum SolveError {
         source: Box<ProbeError>,
     },
     #[error(
-        "the unit to solve reads {}, only in the packed folder {}, whose packing (values under the move-count rule) does not decode back into raw files",
+        "the unit to solve reads {}, only in the packed folder {}, whose packing does not decode back into raw files (only the packings of losses do: not the move-count rule's, nor `--plain` or `--wdl` ones)",
         sectors.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" and "),
         dir.display()
     )]

@@ -59,13 +59,22 @@ impl<'a> PackAlong<'a> {
             }
             None => None,
         };
+        // A sector's readers with their units' other sectors: a unit solved
+        // again after a damaged file was deleted has one sector missing and
+        // another done, and still reads what either reads.
         let mut readers: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
         let mut successors: HashMap<SectorKey, Vec<SectorKey>> = HashMap::new();
-        for s in graph.sectors() {
-            for &child in graph.successors(s) {
-                readers.entry(child).or_default().push(s);
+        for unit in graph.units() {
+            for &s in &unit {
+                for &child in graph.successors(s) {
+                    readers.entry(child).or_default().extend(&unit);
+                }
+                successors.insert(s, graph.successors(s).to_vec());
             }
-            successors.insert(s, graph.successors(s).to_vec());
+        }
+        for unit_readers in readers.values_mut() {
+            unit_readers.sort_unstable();
+            unit_readers.dedup();
         }
         Ok(PackAlong {
             raw,
@@ -190,7 +199,7 @@ impl<'a> PackAlong<'a> {
     }
 
     /// Notes the disk the folders use now, for [`Self::peak_disk`].
-    fn note_disk(&mut self) -> Result<(), SolveError> {
+    pub(super) fn note_disk(&mut self) -> Result<(), SolveError> {
         let mut disk = folder_bytes(self.raw.dir())? + folder_bytes(self.packed.dir())?;
         if let Some(wdl) = &self.wdl {
             disk += folder_bytes(wdl.dir())?;

@@ -251,6 +251,11 @@ pub fn solve(
             }
         }
         let elapsed = unit_start.elapsed();
+        // The folders' peak: the unit's new files beside every raw file it
+        // read, before packing removes any (what the disk forecast counts).
+        if let Some(along) = along.as_mut() {
+            along.note_disk()?;
+        }
         let memory = anonymous_memory();
         if let Some(m) = memory
             && summary.peak_memory.is_none_or(|(peak, _)| m > peak)
@@ -588,7 +593,15 @@ fn check_done_sector(
         // Packed, and its raw file gone.
         Some(along) if !tablebase.has_sector(s) => along.verify_packed(s)?,
         _ => {
-            tablebase.verify_checksum(s)?;
+            match tablebase.verify_checksum(s) {
+                // Another process (a workflow's job) packed it meanwhile
+                // and removed its raw file.
+                Err(_) if along.is_some() && !tablebase.path(s).is_file() => {
+                    tablebase.forget(s);
+                    return check_done_sector(tablebase, along, s, on_event);
+                }
+                checked => checked?,
+            }
             if store_index(tablebase, s)? {
                 on_event(SolveEvent::IndexRewritten { sector: s });
             }

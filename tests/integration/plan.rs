@@ -271,6 +271,11 @@ fn a_plan_foresees_the_disk_of_packing_as_it_goes() {
     );
     let so_far = mb(last);
     assert!(so_far > 0.0 && so_far <= mb(&log), "{log}");
+    // Measured once the unit's files are written, before packing removes
+    // any: the first unit's line counts its own files (it said 0 when the
+    // folders were measured after packing alone, the disk's peak missed).
+    let first = log.lines().find(|l| l.starts_with("solved ")).unwrap();
+    assert!(mb(first) > 0.0, "{log}");
     let mut packs_seen: HashMap<String, Vec<String>> = HashMap::new();
     let mut unit = String::new();
     for line in log.lines() {

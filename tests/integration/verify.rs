@@ -258,20 +258,33 @@ fn planted_losses_are_caught_in_a_packed_folder() {
         Value::Loss(n) if i == shorter_at => Some(Value::Loss(n - 2)),
         _ => None,
     });
-    // The plain values, and the losses zstd-coded, alike.
-    for (kind, flags) in [("plain", &["--plain"][..]), ("losses zstd", &["--zstd"])] {
+    // The plain values, the losses zstd-coded and pair-coded, alike; read
+    // as `verify` reads them, and as `verify --sample` does (each value from
+    // its chunk, or zstd blocks kept once decoded).
+    let packings = [
+        ("plain", &["--plain"][..]),
+        ("losses zstd", &["--zstd"]),
+        ("losses pairs", &[]),
+    ];
+    for (kind, flags) in packings {
         let packed = dir.path().join(kind);
         crate::pack::pack_folder_as(&raw, &packed, flags);
-        let tb = Tablebase::open_folder(&packed).unwrap();
-        let checked = verify_sector(&tb, sector, Check::All, 100_000).unwrap();
-        let planted = [
-            &loss_made_draw,
-            &draw_made_loss,
-            &loss_made_longer,
-            &loss_made_shorter,
-        ];
-        for &i in planted.into_iter().flatten() {
-            assert!(indices(&checked).contains(&i), "{kind}: {i} not caught");
+        for sampling in [false, true] {
+            let mut tb = Tablebase::open_folder(&packed).unwrap();
+            if sampling {
+                tb = tb.sampling();
+            }
+            let checked = verify_sector(&tb, sector, Check::All, 100_000).unwrap();
+            let planted = [
+                &loss_made_draw,
+                &draw_made_loss,
+                &loss_made_longer,
+                &loss_made_shorter,
+            ];
+            for &i in planted.into_iter().flatten() {
+                let found = indices(&checked).contains(&i);
+                assert!(found, "{kind} (sampling {sampling}): {i} not caught");
+            }
         }
     }
     let packed = dir.path().join("losses");
@@ -440,7 +453,8 @@ fn a_sample_of_a_packed_folder_checks_every_block() {
     solve_into(&raw, six, Selection::MaxMen(8));
     crate::pack::pack_folder(&raw, &packed);
     let name = morris::db::file_name(SectorKey::movement(4, 4));
-    let tb = Tablebase::open_folder(&packed).unwrap();
+    // As `verify --sample` reads it.
+    let tb = Tablebase::open_folder(&packed).unwrap().sampling();
     let sample = Check::Sample { count: 5, seed: 1 };
     let checked = verify_sector(&tb, SectorKey::movement(4, 4), sample, 10).unwrap();
     assert_eq!((checked.positions, checked.total_mismatches), (5, 0));
@@ -450,7 +464,7 @@ fn a_sample_of_a_packed_folder_checks_every_block() {
     let mut bytes = std::fs::read(&path).unwrap();
     *bytes.last_mut().unwrap() ^= 0x10;
     std::fs::write(&path, bytes).unwrap();
-    let tb = Tablebase::open_folder(&packed).unwrap();
+    let tb = Tablebase::open_folder(&packed).unwrap().sampling();
     let err = verify_sector(&tb, SectorKey::movement(4, 4), sample, 10).unwrap_err();
     // Found by the checksums, before any position is probed.
     let morris::db::ProbeError::Damaged {
