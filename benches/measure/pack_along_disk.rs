@@ -3,8 +3,10 @@
 //! does after a unit (pack every raw sector no unsolved unit reads, copy its
 //! stored index, remove the raw file), with the sizes of the files of a raw
 //! folder and of its packed copy. Prints the largest total of both folders
-//! after a unit (what `solve --pack` reports), when it is reached, and what
-//! the raw folder alone holds then.
+//! once a unit's files are written, before its packing (the disk's peak,
+//! what `solve --pack` reports), and after its packing (what it reported
+//! until 2026-12-05), when each is reached, and what the raw folder alone
+//! holds then.
 //!
 //!     cargo bench --bench pack_along_disk -- ../dbs/standard ../dbs/standard-losses
 //!
@@ -47,7 +49,8 @@ fn main() {
     let (mut done, mut raw, mut packed) = (HashSet::new(), HashSet::new(), HashSet::new());
     let (mut raw_indices, mut packed_indices) = (HashSet::new(), HashSet::new());
     let (mut raw_bytes, mut packed_bytes) = (0u64, 0u64);
-    let mut peak = (0u64, 0usize, 0u64);
+    // (bytes, after unit n, raw bytes then)
+    let (mut peak, mut peak_before_packing) = ((0u64, 0usize, 0u64), (0u64, 0usize, 0u64));
     for (n, unit) in units.iter().enumerate() {
         for &s in unit {
             done.insert(s);
@@ -56,6 +59,9 @@ fn main() {
             if raw_indices.insert(index_of(s)) {
                 raw_bytes += size(&raw_dir.join(index_of(s)));
             }
+        }
+        if raw_bytes + packed_bytes > peak_before_packing.0 {
+            peak_before_packing = (raw_bytes + packed_bytes, n + 1, raw_bytes);
         }
         let finished: Vec<SectorKey> = raw
             .iter()
@@ -83,8 +89,11 @@ fn main() {
         }
     }
     println!(
-        "{} units; the two folders hold at most {:.3} GB together, after unit {} ({:.3} GB raw then); at the end {:.3} GB packed, {:.3} GB raw (stored indices)",
+        "{} units; the two folders hold at most {:.3} GB together before a unit's packing, unit {} ({:.3} GB raw then); {:.3} GB after it, unit {} ({:.3} GB raw then); at the end {:.3} GB packed, {:.3} GB raw (stored indices)",
         units.len(),
+        peak_before_packing.0 as f64 / 1e9,
+        peak_before_packing.1,
+        peak_before_packing.2 as f64 / 1e9,
         peak.0 as f64 / 1e9,
         peak.1,
         peak.2 as f64 / 1e9,
