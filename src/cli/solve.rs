@@ -182,6 +182,16 @@ impl Reporter {
                 "{} read by the next unit, packed only, decoded back into raw files in {elapsed:.2?}",
                 names(&sectors)
             )),
+            SolveEvent::CatchingUp { sectors, positions } => self.line(format!(
+                "decoding the win/draw/loss of {sectors} sectors ({positions} positions) packed before --pack-wdl was given, from the packed folder"
+            )),
+            SolveEvent::CaughtUpSector {
+                sector,
+                positions,
+                elapsed,
+            } => self.line(format!(
+                "win/draw/loss of {sector} decoded: {positions} positions in {elapsed:.2?}"
+            )),
             SolveEvent::CaughtUp { sectors, elapsed } => self.line(format!(
                 "win/draw/loss of {} sectors packed before --pack-wdl was given, decoded from the packed folder, in {elapsed:.2?}",
                 sectors.len()

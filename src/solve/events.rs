@@ -29,9 +29,10 @@ pub enum SolveEvent<'a> {
         /// The process's anonymous memory with the unit's values still held
         /// (mapped files excluded), where the system reports it.
         memory: Option<u64>,
-        /// Under `pack`: the most bytes the folders held after a unit of
-        /// this run so far (in a log, the largest over its resumes is the
-        /// whole run's).
+        /// Under `pack`: the most bytes the folders held so far in this
+        /// run, measured once each unit's files were written, before its
+        /// packing (in a log, the largest over its resumes is the whole
+        /// run's peak).
         peak_disk: Option<u64>,
     },
     Skipped {
@@ -43,8 +44,20 @@ pub enum SolveEvent<'a> {
         /// Packing, checking and removing them took this long.
         elapsed: Duration,
     },
-    /// Under `pack_wdl`, sectors packed before it was asked for, decoded
-    /// from the packed folder into the folder of win/draw/loss only.
+    /// Under `pack_wdl`, the sectors packed before it was asked for are
+    /// about to be decoded from the packed folder into the folder of
+    /// win/draw/loss only (at the end of the solve: long on a large game).
+    CatchingUp {
+        sectors: usize,
+        positions: u64,
+    },
+    /// ... one of them is written, in this time.
+    CaughtUpSector {
+        sector: SectorKey,
+        positions: u64,
+        elapsed: Duration,
+    },
+    /// ... all of them.
     CaughtUp {
         sectors: Vec<SectorKey>,
         elapsed: Duration,

@@ -9,14 +9,16 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::time::Instant;
 
 use super::error::SolveError;
+use super::events::SolveEvent;
 use super::lock::UnitLock;
 use crate::db::{
     Coder, Encoding, FileError, ProbeError, SectorFile, Tablebase, copy_stored_index, file_name,
     same_values, sector_files, write_packed_checked,
 };
-use crate::index::{SectorGraph, SectorKey};
+use crate::index::{SectorGraph, SectorIndex, SectorKey};
 use crate::verify::decoded::{Decoded, write_raw_sector};
 
 pub(super) struct PackAlong<'a> {
@@ -289,7 +291,10 @@ impl<'a> PackAlong<'a> {
     /// from the packed folder (as `morris pack` of a packed folder does)
     /// where everything they read is packed, each under the lock packing it
     /// takes; returns those written.
-    pub(super) fn catch_up_wdl(&mut self) -> Result<Vec<SectorKey>, SolveError> {
+    pub(super) fn catch_up_wdl(
+        &mut self,
+        on_event: &(dyn Fn(SolveEvent) + Sync),
+    ) -> Result<Vec<SectorKey>, SolveError> {
         let Some(wdl) = &self.wdl else {
             return Ok(Vec::new());
         };
@@ -297,7 +302,18 @@ impl<'a> PackAlong<'a> {
         let mut decoded: Option<Decoded> = None;
         let encoding = Encoding::packed(self.raw.variant(), true, false);
         let variant = self.raw.variant();
-        for sector in self.catch_up_with_room()? {
+        let todo = self.catch_up_with_room()?;
+        let size = |s: SectorKey| {
+            SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
+        };
+        if !todo.is_empty() {
+            on_event(SolveEvent::CatchingUp {
+                sectors: todo.len(),
+                positions: todo.iter().map(|&s| size(s)).sum(),
+            });
+        }
+        for sector in todo {
+            let started = Instant::now();
             // Jobs of a workflow that finish together: one decodes it.
             let _lock = UnitLock::acquire(self.raw.dir(), &format!("pack-{sector}"), || {})?;
             wdl.forget(sector);
@@ -316,6 +332,11 @@ impl<'a> PackAlong<'a> {
             drop(values);
             decoder.forget(sector);
             written.push(sector);
+            on_event(SolveEvent::CaughtUpSector {
+                sector,
+                positions: size(sector),
+                elapsed: started.elapsed(),
+            });
         }
         drop(decoded);
         self.note_disk()?;

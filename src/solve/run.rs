@@ -298,7 +298,7 @@ fn catch_up(
         return Ok(());
     };
     let started = Instant::now();
-    let sectors = along.catch_up_wdl()?;
+    let sectors = along.catch_up_wdl(on_event)?;
     summary.peak_disk = Some(along.peak_disk);
     if !sectors.is_empty() {
         let elapsed = started.elapsed();
