@@ -291,7 +291,7 @@ fn movement_positions(variant: &'static Variant) -> u64 {
     SectorGraph::reachable(variant)
         .sectors()
         .filter(|s| s.is_movement())
-        .map(|s| SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize))
+        .map(|s| SectorIndex::count_of(variant.board, s))
         .sum()
 }
 

@@ -12,6 +12,7 @@
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use super::built_once::BuiltOnce;
+use super::sector::SectorKey;
 
 use rayon::prelude::*;
 
@@ -384,6 +385,11 @@ impl SectorIndex {
             guide_step,
             symmetric,
         }
+    }
+
+    /// The positions of `sector` (its index's size) without building it.
+    pub fn count_of(board: &'static Board, sector: SectorKey) -> u64 {
+        Self::count(board, sector.us_board as usize, sector.them_board as usize)
     }
 
     /// The size of the index of `us` and `them` men without building it:

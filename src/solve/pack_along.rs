@@ -303,9 +303,7 @@ impl<'a> PackAlong<'a> {
         let encoding = Encoding::packed(self.raw.variant(), true, false);
         let variant = self.raw.variant();
         let todo = self.catch_up_with_room()?;
-        let size = |s: SectorKey| {
-            SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
-        };
+        let size = |s: SectorKey| SectorIndex::count_of(variant.board, s);
         if !todo.is_empty() {
             on_event(SolveEvent::CatchingUp {
                 sectors: todo.len(),

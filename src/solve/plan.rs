@@ -166,9 +166,7 @@ pub fn plan(
         .enumerate()
         .flat_map(|(i, unit)| unit.iter().map(move |s| (*s, i)))
         .collect();
-    let size = |s: &SectorKey| {
-        SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
-    };
+    let size = |s: &SectorKey| SectorIndex::count_of(variant.board, *s);
     let mut planned: Vec<PlannedUnit> = Vec::with_capacity(units.len());
     let mut reads_of: Vec<Vec<usize>> = Vec::with_capacity(units.len());
     for (i, unit) in units.iter().enumerate() {

@@ -178,9 +178,7 @@ pub fn solve(
     let disk = check_disk(options, &graph, &units)?;
     // The folder is made only now that there is something to write in it.
     let (tablebase, made_here) = open_folder(options)?;
-    let size = |s: &SectorKey| {
-        SectorIndex::count(variant.board, s.us_board as usize, s.them_board as usize)
-    };
+    let size = |s: &SectorKey| SectorIndex::count_of(variant.board, *s);
     let mut along = start_packing_along(&tablebase, options, &graph, made_here)?;
     let done_sector = |along: &Option<PackAlong>, s: SectorKey| match along {
         Some(a) => a.is_done(s),
@@ -316,13 +314,7 @@ fn planned<'a>(
     unit_done: &[bool],
     disk: DiskForecast,
 ) -> SolveEvent<'a> {
-    let size = |s: &SectorKey| {
-        SectorIndex::count(
-            options.variant.board,
-            s.us_board as usize,
-            s.them_board as usize,
-        )
-    };
+    let size = |s: &SectorKey| SectorIndex::count_of(options.variant.board, *s);
     SolveEvent::Planned {
         units: units.len(),
         done: unit_done.iter().filter(|d| **d).count(),

@@ -353,8 +353,7 @@ impl Tablebase {
             .filter(|s| !self.path(*s).is_file())
             .collect();
         let board = self.variant.board;
-        let size =
-            |s: &SectorKey| SectorIndex::count(board, s.us_board as usize, s.them_board as usize);
+        let size = |s: &SectorKey| SectorIndex::count_of(board, *s);
         JobSize {
             sectors: missing.len(),
             positions: missing.iter().map(size).sum(),
