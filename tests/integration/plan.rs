@@ -174,7 +174,8 @@ fn units_where_men_in_hand_may_move_are_planned_slower() {
 
 /// `solve --unit` solves one unit once what it reads is there, and refuses
 /// at once, naming what is missing, before; a rerun of a finished unit
-/// changes nothing; the files are those of a whole solve.
+/// changes nothing; the files are those of a whole solve, also when a
+/// unit is solved again after one of its files was deleted.
 #[test]
 fn a_unit_is_solved_alone_once_what_it_reads_is_there() {
     let dir = tempfile::tempdir().unwrap();
@@ -190,6 +191,15 @@ fn a_unit_is_solved_alone_once_what_it_reads_is_there() {
         let one = std::fs::read(Path::new(&db).join(name)).unwrap();
         let other = std::fs::read(Path::new(&whole).join(name)).unwrap();
         assert!(one == other, "{name} differs");
+    }
+    // A unit with one of its sectors' files deleted (say, found damaged)
+    // is solved again whole, to the same files.
+    std::fs::remove_file(Path::new(&db).join("4-3.mdb")).unwrap();
+    ok(&["solve", "--db", &db, "--unit", "3-4", "--quiet"]);
+    for name in ["3-4.mdb", "4-3.mdb"] {
+        let again = std::fs::read(Path::new(&db).join(name)).unwrap();
+        let other = std::fs::read(Path::new(&whole).join(name)).unwrap();
+        assert!(again == other, "{name} differs once solved again");
     }
     let err = fails(&["solve", "--db", &db, "--unit", "3-3", "--all"], 2);
     assert!(err.contains("cannot be used with"), "{err}");

@@ -57,7 +57,7 @@ fn a_resumed_packing_solve_checks_what_it_solved_before() {
 /// raw files (packing first a raw successor of theirs that only the raw
 /// folder holds), solves the units again, packs them, and leaves the packed
 /// and win/draw/loss folders a whole solve packs, byte for byte, with no
-/// raw sector file behind.
+/// raw sector file behind; `solve --unit` does the same for one unit.
 #[test]
 fn a_deleted_packed_file_is_solved_again_from_the_packed_folder() {
     let six = Variant::by_name("six").unwrap();
@@ -94,6 +94,19 @@ fn a_deleted_packed_file_is_solved_again_from_the_packed_folder() {
             && out.contains("solved 5-6 + 6-5"),
         "{out}"
     );
+    assert!(sector_files(&raw).unwrap().is_empty(), "{out}");
+    same_sector_files(&fresh.0, &packed);
+    same_sector_files(&fresh.1, &wdl);
+
+    // The same through a workflow's job, `--unit`: one sector of a unit
+    // deleted, in both folders; the unit is solved again from the packed
+    // sectors it reads, and packed again, its other sector left as it was.
+    let deleted = file_name(SectorKey::movement(4, 3));
+    std::fs::remove_file(packed.join(&deleted)).unwrap();
+    std::fs::remove_file(wdl.join(&deleted)).unwrap();
+    let (code, out) = solve_six(&raw, &packed, Some(&wdl), "--unit 3-4");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("solved 3-4 + 4-3"), "{out}");
     assert!(sector_files(&raw).unwrap().is_empty(), "{out}");
     same_sector_files(&fresh.0, &packed);
     same_sector_files(&fresh.1, &wdl);
