@@ -10,13 +10,14 @@
 //!
 //!     cargo bench --bench loss_bit_predictor -- ../dbs/standard 8-9 40
 
-use std::path::Path;
-
+use morris::db::Value;
 use morris::db::internals::predictor::{CELLS, Model, cell};
-use morris::db::{SectorFile, Value, file_name};
-use morris::index::{SectorIndex, SectorKey};
 use morris::rules::Variant;
 use rayon::prelude::*;
+
+#[path = "sampled_sector.rs"]
+mod sampled_sector;
+use sampled_sector::SampledSector;
 
 /// Positions per block of the loss-bits coding.
 const PER_BLOCK: u64 = 131_072;
@@ -32,29 +33,14 @@ fn packed_size(bits: &[bool]) -> usize {
 }
 
 fn main() {
-    // `cargo bench` adds `--bench`.
-    let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
-    let [_, dir, sector, every] = &args[..] else {
-        eprintln!("usage: loss_bit_predictor DIR SECTOR EVERY (a raw standard folder)");
-        std::process::exit(2);
-    };
     let variant = Variant::standard();
-    let key: SectorKey = sector.parse().expect("a sector such as 8-9");
-    let every: usize = every.parse().expect("a block stride");
-    let file = SectorFile::open(&Path::new(dir).join(file_name(key)), false).expect("a raw file");
-    let index = SectorIndex::of(
-        variant.board,
-        key.us_board as usize,
-        key.them_board as usize,
-    );
-    let size = index.size();
+    let sampled = SampledSector::from_args("loss_bit_predictor");
+    let (key, file, index) = (sampled.key, &sampled.file, &sampled.index);
     // Per sampled block: each position's lost bit and cell.
-    let blocks: Vec<(Vec<bool>, Vec<u16>)> = (0..size.div_ceil(PER_BLOCK))
-        .step_by(every)
-        .collect::<Vec<_>>()
+    let blocks: Vec<(Vec<bool>, Vec<u16>)> = sampled
+        .blocks(PER_BLOCK)
         .into_par_iter()
-        .map(|block| {
-            let range = block * PER_BLOCK..((block + 1) * PER_BLOCK).min(size);
+        .map(|range| {
             range
                 .map(|i| {
                     let lost = matches!(file.value(i).expect("a value"), Value::Loss(_));

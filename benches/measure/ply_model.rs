@@ -17,13 +17,15 @@
 //! seen in the whole sector, at 2 bytes each.
 
 use std::collections::HashMap;
-use std::path::Path;
 
+use morris::db::Value;
 use morris::db::internals::predictor::cell;
-use morris::db::{SectorFile, Value, file_name};
-use morris::index::{SectorIndex, SectorKey};
 use morris::rules::{Bitboard, Position, Variant};
 use rayon::prelude::*;
+
+#[path = "sampled_sector.rs"]
+mod sampled_sector;
+use sampled_sector::SampledSector;
 
 /// Positions per sampled block.
 const PER_BLOCK: u64 = 131_072;
@@ -110,30 +112,14 @@ impl Counts {
 }
 
 fn main() {
-    // `cargo bench` adds `--bench`.
-    let args: Vec<String> = std::env::args().filter(|a| !a.starts_with("--")).collect();
-    let [_, dir, sector, every] = &args[..] else {
-        eprintln!("usage: ply_model DIR SECTOR EVERY (a raw standard folder)");
-        std::process::exit(2);
-    };
     let variant = Variant::standard();
-    let key: SectorKey = sector.parse().expect("a sector such as 6-8");
-    let every: usize = every.parse().expect("a block stride");
-    let file = SectorFile::open(&Path::new(dir).join(file_name(key)), false).expect("a raw file");
-    let index = SectorIndex::of(
-        variant.board,
-        key.us_board as usize,
-        key.them_board as usize,
-    );
-    let size = index.size();
+    let sampled = SampledSector::from_args("ply_model");
+    let (key, file, index) = (sampled.key, &sampled.file, &sampled.index);
     // Per sampled block: each position's value and both cells.
-    let samples: Vec<(Value, u32, u32)> = (0..size.div_ceil(PER_BLOCK))
-        .step_by(every)
-        .collect::<Vec<_>>()
+    let samples: Vec<(Value, u32, u32)> = sampled
+        .blocks(PER_BLOCK)
         .into_par_iter()
-        .flat_map_iter(|block| {
-            let range = block * PER_BLOCK..((block + 1) * PER_BLOCK).min(size);
-            let (file, index) = (&file, &index);
+        .flat_map_iter(|range| {
             range.map(move |i| {
                 let value = file.value(i).expect("a value");
                 let pos = index.position(i, key.us_hand, key.them_hand);
@@ -160,10 +146,12 @@ fn main() {
             *previous = symbol;
         }
     }
+    let size = index.size();
     let scale = size as f64 / samples.len() as f64;
     println!(
-        "{key}: {} of {size} positions sampled (every {every}th block of {PER_BLOCK})",
-        samples.len()
+        "{key}: {} of {size} positions sampled (every {}th block of {PER_BLOCK})",
+        samples.len(),
+        sampled.every
     );
     for (name, counts) in ["full values", "the default's losses"]
         .into_iter()
