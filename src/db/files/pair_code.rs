@@ -44,6 +44,10 @@ const MIN_PAIR_COUNT: u32 = 24;
 /// The most rules one pass adds: 8 made the codes 1.5% smaller for six
 /// times the build (see docs/PERFORMANCE.md).
 const PAIRS_PER_PASS: usize = 64;
+/// Pairs are counted in a sample of a sequence longer than this, a block
+/// in every so many: counting every symbol, each pass, took most of the
+/// time of packing a large sector (see docs/PERFORMANCE.md).
+const COUNTED_SYMBOLS: usize = 1 << 24;
 /// A symbol of the sequence that begins a block (the flag bit of a u16
 /// whose low 12 bits are the symbol).
 const BLOCK_START: u16 = 1 << 15;
@@ -66,28 +70,45 @@ impl Grammar {
     /// [`MAX_BLOCK_LEN`]), and each block's symbols.
     #[cfg(any(test, feature = "internals"))]
     pub fn build(codes: &[u8], block_len: usize, max_symbols: usize) -> (Grammar, BlockSymbols) {
+        Grammar::build_counting(codes, block_len, max_symbols, COUNTED_SYMBOLS)
+    }
+
+    /// [`Grammar::build`], its pairs counted in a sample of about
+    /// `counted` symbols where the codes are longer.
+    #[cfg(any(test, feature = "internals"))]
+    fn build_counting(
+        codes: &[u8],
+        block_len: usize,
+        max_symbols: usize,
+        counted: usize,
+    ) -> (Grammar, BlockSymbols) {
         assert!((1..=MAX_BLOCK_LEN).contains(&block_len));
         let leaves = Leaves::of(codes.chunks(block_len));
         let mut seq = vec![0u16; codes.len()];
         for (out, block) in seq.chunks_mut(block_len).zip(codes.chunks(block_len)) {
             leaves.symbols_into(block, out);
         }
-        Grammar::build_on(leaves, seq, max_symbols)
+        Grammar::build_on_counting(leaves, seq, max_symbols, counted)
     }
 
     /// [`Grammar::build`] of the codes whose `leaves` are known and whose
     /// sequence of leaf symbols `seq` is (each block's first marked by
     /// [`Leaves::symbols_into`]): the caller makes it, so that no copy of
     /// the codes is held beside it (two bytes a position at most).
-    pub fn build_on(
+    pub fn build_on(leaves: Leaves, seq: Vec<u16>, max_symbols: usize) -> (Grammar, BlockSymbols) {
+        Grammar::build_on_counting(leaves, seq, max_symbols, COUNTED_SYMBOLS)
+    }
+
+    fn build_on_counting(
         leaves: Leaves,
         mut seq: Vec<u16>,
         max_symbols: usize,
+        counted: usize,
     ) -> (Grammar, BlockSymbols) {
         assert!(max_symbols <= MAX_SYMBOLS);
         let leaves = leaves.codes;
         let mut lens = vec![1u32; leaves.len()];
-        let pairs = add_pairs(&mut seq, &mut lens, max_symbols);
+        let pairs = add_pairs(&mut seq, &mut lens, max_symbols, counted);
         let mut counts = vec![0u64; lens.len()];
         let mut starts = Vec::new();
         for (i, s) in seq.iter_mut().enumerate() {
@@ -193,26 +214,35 @@ impl Grammar {
         let mut chunks: Vec<Vec<u8>> = vec![Vec::with_capacity(CHUNK_BYTES)];
         let mut starts: Vec<u16> = Vec::new();
         let (mut used, mut position) = (0usize, 0usize);
+        // Bits not yet in a byte of the chunk, the first the highest.
+        let (mut pending, mut pending_bits) = (0u64, 0usize);
         for &s in symbols {
             let bits = self.code_bits[s as usize] as usize;
             if used + bits > CHUNK_BYTES * 8 {
+                let chunk = chunks.last_mut().expect("one at least");
+                if pending_bits > 0 {
+                    chunk.push((pending << (8 - pending_bits)) as u8);
+                    (pending, pending_bits) = (0, 0);
+                }
                 chunks.push(Vec::with_capacity(CHUNK_BYTES));
                 starts.push(position as u16);
                 used = 0;
             }
             let chunk = chunks.last_mut().expect("one at least");
-            let code = self.decoder.code(s);
-            for k in 0..bits {
-                let at = used + k;
-                if at / 8 == chunk.len() {
-                    chunk.push(0);
-                }
-                if code >> (bits - 1 - k) & 1 == 1 {
-                    chunk[at / 8] |= 0x80 >> (at % 8);
-                }
+            let code = u64::from(self.decoder.code(s)) & ((1 << bits) - 1);
+            pending = pending << bits | code;
+            pending_bits += bits;
+            while pending_bits >= 8 {
+                pending_bits -= 8;
+                chunk.push((pending >> pending_bits) as u8);
             }
+            pending &= (1 << pending_bits) - 1;
             used += bits;
             position += self.lens[s as usize] as usize;
+        }
+        if pending_bits > 0 {
+            let chunk = chunks.last_mut().expect("one at least");
+            chunk.push((pending << (8 - pending_bits)) as u8);
         }
         let mut out = Vec::with_capacity(2 + 2 * starts.len() + CHUNK_BYTES * chunks.len());
         out.extend_from_slice(&(chunks.len() as u16).to_le_bytes());
@@ -447,24 +477,43 @@ impl<'a> Chunks<'a> {
 /// then replaces the most frequent ones, left to right. Pieces of blocks
 /// are counted and rewritten in parallel; no pair spans two blocks, so the
 /// result is the same on any number of threads.
-fn add_pairs(seq: &mut Vec<u16>, lens: &mut Vec<u32>, max_symbols: usize) -> Vec<[u16; 2]> {
+/// Adds pairs to the grammar whose symbols' lengths are `lens`, rewriting
+/// `seq` with them, counted in all of it or, if longer, in a sample of
+/// about `counted` symbols; returns them.
+fn add_pairs(
+    seq: &mut Vec<u16>,
+    lens: &mut Vec<u32>,
+    max_symbols: usize,
+    counted: usize,
+) -> Vec<[u16; 2]> {
     let mut pairs = Vec::new();
-    let mut pair_symbol = vec![0u16; MAX_SYMBOLS * MAX_SYMBOLS];
+    let mut chosen_pairs = ChosenPairs::default();
     // One table of counts per piece, made once: a table made and freed
     // each pass cost a third of the time in page faults.
     let mut tables: Vec<Vec<u32>> = Vec::new();
-    while lens.len() < max_symbols && seq.len() > 1 {
+    // The pairs of a long sequence are counted in a sample of its blocks,
+    // rewritten pass by pass as the sequence is; a pair seen there is
+    // worth a rule at the count that stands for `MIN_PAIR_COUNT` in all.
+    let (mut sample, min_count) = match sampled_blocks(seq, counted) {
+        Some((sample, every)) => (Some(sample), MIN_PAIR_COUNT.div_ceil(every).max(2)),
+        None => (None, MIN_PAIR_COUNT),
+    };
+    loop {
+        let counted: &[u16] = sample.as_deref().unwrap_or(seq);
+        if lens.len() >= max_symbols || counted.len() <= 1 {
+            break;
+        }
         let symbols = lens.len();
-        let bounds = pieces(seq);
+        let bounds = pieces(counted);
         tables.resize_with(bounds.len() - 1, || vec![0u32; MAX_SYMBOLS * MAX_SYMBOLS]);
-        count_pairs(seq, &bounds, symbols, &mut tables);
+        count_pairs(counted, &bounds, symbols, &mut tables);
         let (counts, others) = tables.split_first_mut().expect("one piece at least");
         let mut best: Vec<(u32, usize)> = Vec::new();
         for (i, count) in counts[..symbols * symbols].iter_mut().enumerate() {
             for other in others.iter_mut() {
                 *count = count.saturating_add(std::mem::take(&mut other[i]));
             }
-            if *count >= MIN_PAIR_COUNT {
+            if *count >= min_count {
                 best.push((*count, i));
             }
             *count = 0;
@@ -480,18 +529,41 @@ fn add_pairs(seq: &mut Vec<u16>, lens: &mut Vec<u32>, max_symbols: usize) -> Vec
             .take_while(|&&(count, _)| count >= top / 8)
             .map(|&(_, i)| (i / symbols) * MAX_SYMBOLS + i % symbols)
             .collect();
+        chosen_pairs.clear();
         for &i in &chosen {
             let (a, b) = (i / MAX_SYMBOLS, i % MAX_SYMBOLS);
-            pair_symbol[i] = lens.len() as u16;
+            chosen_pairs.insert(a, b, lens.len() as u16);
             pairs.push([a as u16, b as u16]);
             lens.push(lens[a] + lens[b]);
         }
-        replace_pairs(seq, &bounds, &pair_symbol);
-        for &i in &chosen {
-            pair_symbol[i] = 0;
+        if let Some(sample) = &mut sample {
+            replace_pairs(sample, &pieces(sample), &chosen_pairs);
         }
+        replace_pairs(seq, &pieces(seq), &chosen_pairs);
     }
     pairs
+}
+
+/// Every so many blocks of `seq`, at most about `most` symbols in all, and
+/// how many blocks one kept stands for; `None` when `seq` is no longer
+/// than that.
+fn sampled_blocks(seq: &[u16], most: usize) -> Option<(Vec<u16>, u32)> {
+    if seq.len() <= most {
+        return None;
+    }
+    let every = seq.len().div_ceil(most);
+    let mut sample = Vec::with_capacity(most + MAX_BLOCK_LEN);
+    let (mut block, mut kept) = (0usize, false);
+    for &symbol in seq {
+        if symbol & BLOCK_START != 0 {
+            kept = block.is_multiple_of(every);
+            block += 1;
+        }
+        if kept {
+            sample.push(symbol);
+        }
+    }
+    Some((sample, every as u32))
 }
 
 /// Where `seq` splits into about one piece per thread (at most four: each
@@ -529,9 +601,47 @@ fn count_pairs(seq: &[u16], bounds: &[usize], symbols: usize, tables: &mut [Vec<
         });
 }
 
+/// The pairs one pass adds, each with its symbol, looked up by a row per
+/// left symbol: a few hundred kilobytes that stay in the cache, where a
+/// table of every pair (32 MiB) made the rewriting wait on memory.
+#[derive(Default)]
+struct ChosenPairs {
+    /// Per symbol, 1 + the row of the pairs it is the left of (0: none).
+    row_of_left: Vec<u8>,
+    /// Per row, the symbol of each pair by its right symbol (0: none).
+    rows: Vec<u16>,
+}
+
+impl ChosenPairs {
+    fn clear(&mut self) {
+        self.row_of_left.clear();
+        self.row_of_left.resize(MAX_SYMBOLS, 0);
+        self.rows.clear();
+    }
+
+    fn insert(&mut self, left: usize, right: usize, symbol: u16) {
+        if self.row_of_left[left] == 0 {
+            self.rows.resize(self.rows.len() + MAX_SYMBOLS, 0);
+            self.row_of_left[left] =
+                u8::try_from(self.rows.len() / MAX_SYMBOLS).expect("at most 255 rows a pass");
+        }
+        let row = self.row_of_left[left] as usize - 1;
+        self.rows[row * MAX_SYMBOLS + right] = symbol;
+    }
+
+    /// The symbol of the pair `left`, `right` (0 when it is not one).
+    #[inline]
+    fn symbol(&self, left: u16, right: u16) -> u16 {
+        match self.row_of_left[left as usize] {
+            0 => 0,
+            row => self.rows[(row as usize - 1) * MAX_SYMBOLS + right as usize],
+        }
+    }
+}
+
 /// Replaces, left to right within each piece, each pair that has a symbol
-/// in `pair_symbol`, then closes the gaps.
-fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], pair_symbol: &[u16]) {
+/// in `chosen`, then closes the gaps.
+fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], chosen: &ChosenPairs) {
     let mut slices = Vec::with_capacity(bounds.len());
     let mut rest: &mut [u16] = seq;
     for w in bounds.windows(2) {
@@ -546,9 +656,7 @@ fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], pair_symbol: &[u16]) {
             while read < piece.len() {
                 let here = piece[read];
                 if read + 1 < piece.len() && piece[read + 1] & BLOCK_START == 0 {
-                    let at =
-                        (here & !BLOCK_START) as usize * MAX_SYMBOLS + piece[read + 1] as usize;
-                    let symbol = pair_symbol[at];
+                    let symbol = chosen.symbol(here & !BLOCK_START, piece[read + 1]);
                     if symbol != 0 {
                         piece[write] = symbol | (here & BLOCK_START);
                         write += 1;
@@ -587,7 +695,14 @@ impl PairCode {
     /// Codes `codes` in blocks of `block_len` positions with at most
     /// `max_symbols` symbols.
     pub fn new(codes: &[u8], block_len: usize, max_symbols: usize) -> PairCode {
-        let (grammar, symbols) = Grammar::build(codes, block_len, max_symbols);
+        PairCode::of(
+            Grammar::build(codes, block_len, max_symbols),
+            block_len,
+            codes.len(),
+        )
+    }
+
+    fn of((grammar, symbols): (Grammar, BlockSymbols), block_len: usize, len: usize) -> PairCode {
         let blocks = (0..symbols.blocks())
             .map(|i| grammar.encode_block(symbols.block(i)))
             .collect();
@@ -595,8 +710,16 @@ impl PairCode {
             grammar,
             blocks,
             block_len,
-            len: codes.len(),
+            len,
         }
+    }
+
+    /// [`PairCode::new`], its pairs counted in a sample of about `counted`
+    /// symbols where the codes are longer.
+    #[cfg(test)]
+    fn counted_in_sample(codes: &[u8], block_len: usize, counted: usize) -> PairCode {
+        let built = Grammar::build_counting(codes, block_len, MAX_SYMBOLS, counted);
+        PairCode::of(built, block_len, codes.len())
     }
 
     /// The grammar.
@@ -679,6 +802,27 @@ mod tests {
         check(&runs(200_000, 1), MAX_BLOCK_LEN);
         check(&runs(50_000, 2), 4096);
         check(&runs(30_001, 3), 1000);
+    }
+
+    /// A grammar whose pairs were counted in a sample of the blocks codes
+    /// every position, and codes them about as small as one counted in all
+    /// of them (the sample is what changes the grammar).
+    #[test]
+    fn a_grammar_counted_in_a_sample_reads_back() {
+        let codes = runs(400_000, 4);
+        let whole = PairCode::new(&codes, 4096, MAX_SYMBOLS);
+        let sampled = PairCode::counted_in_sample(&codes, 4096, 100_000);
+        for (i, &c) in codes.iter().enumerate() {
+            assert_eq!(sampled.get(i), c, "position {i}");
+        }
+        let bytes = |code: &PairCode| code.blocks.iter().map(Vec::len).sum::<usize>();
+        assert!(sampled.grammar.to_bytes() != whole.grammar.to_bytes());
+        assert!(
+            bytes(&sampled) * 100 <= bytes(&whole) * 103,
+            "{} against {}",
+            bytes(&sampled),
+            bytes(&whole)
+        );
     }
 
     #[test]
