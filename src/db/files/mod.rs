@@ -12,5 +12,6 @@ pub(crate) mod mapped;
 pub(crate) mod pack_write;
 pub(crate) mod packed;
 pub(crate) mod pair_code;
+mod pair_rules;
 pub mod predictor;
 pub(crate) mod sector_file;

@@ -1,0 +1,222 @@
+//! The pair rules of a pair grammar (`pair_code.rs`): a sector's
+//! sequence of symbols rewritten, pass by pass, with new symbols that each
+//! stand for a frequent pair of symbols.
+
+use rayon::prelude::*;
+
+/// The most symbols (leaves and pairs) a grammar has: 12-bit symbols.
+pub const MAX_SYMBOLS: usize = 4096;
+/// A pair seen fewer times than this in a pass is not worth a rule.
+const MIN_PAIR_COUNT: u32 = 24;
+/// The most rules one pass adds: 8 made the codes 1.5% smaller for six
+/// times the build (see docs/PERFORMANCE.md).
+const PAIRS_PER_PASS: usize = 64;
+/// A symbol of the sequence that begins a block (the flag bit of a u16
+/// whose low 12 bits are the symbol).
+pub(super) const BLOCK_START: u16 = 1 << 15;
+
+/// Rewrites `seq` with pair symbols, pass by pass, and returns the pairs
+/// (symbol `lens.len()` before the call is the first); `lens` gets each new
+/// symbol's length. Each pass counts every adjacent pair within a block,
+/// then replaces the most frequent ones, left to right. Pieces of blocks
+/// are counted and rewritten in parallel; no pair spans two blocks, so the
+/// result is the same on any number of threads. A sequence longer than
+/// `counted` symbols has its pairs counted in a sample of its blocks.
+pub(super) fn add_pairs(
+    seq: &mut Vec<u16>,
+    lens: &mut Vec<u32>,
+    max_symbols: usize,
+    counted: usize,
+) -> Vec<[u16; 2]> {
+    let mut pairs = Vec::new();
+    let mut chosen_pairs = ChosenPairs::default();
+    // One table of counts per piece, made once: a table made and freed
+    // each pass cost a third of the time in page faults.
+    let mut tables: Vec<Vec<u32>> = Vec::new();
+    // The pairs of a long sequence are counted in a sample of its blocks,
+    // rewritten pass by pass as the sequence is; a pair seen there is
+    // worth a rule at the count that stands for `MIN_PAIR_COUNT` in all.
+    let (mut sample, min_count) = match sampled_blocks(seq, counted) {
+        Some((sample, every)) => (Some(sample), MIN_PAIR_COUNT.div_ceil(every).max(2)),
+        None => (None, MIN_PAIR_COUNT),
+    };
+    loop {
+        let counted: &[u16] = sample.as_deref().unwrap_or(seq);
+        if lens.len() >= max_symbols || counted.len() <= 1 {
+            break;
+        }
+        let symbols = lens.len();
+        let bounds = pieces(counted);
+        tables.resize_with(bounds.len() - 1, || vec![0u32; MAX_SYMBOLS * MAX_SYMBOLS]);
+        count_pairs(counted, &bounds, symbols, &mut tables);
+        let (counts, others) = tables.split_first_mut().expect("one piece at least");
+        let mut best: Vec<(u32, usize)> = Vec::new();
+        for (i, count) in counts[..symbols * symbols].iter_mut().enumerate() {
+            for other in others.iter_mut() {
+                *count = count.saturating_add(std::mem::take(&mut other[i]));
+            }
+            if *count >= min_count {
+                best.push((*count, i));
+            }
+            *count = 0;
+        }
+        if best.is_empty() {
+            break;
+        }
+        best.sort_unstable_by(|x, y| y.cmp(x));
+        let top = best[0].0;
+        let chosen: Vec<usize> = best
+            .iter()
+            .take(PAIRS_PER_PASS.min(max_symbols - symbols))
+            .take_while(|&&(count, _)| count >= top / 8)
+            .map(|&(_, i)| (i / symbols) * MAX_SYMBOLS + i % symbols)
+            .collect();
+        chosen_pairs.clear();
+        for &i in &chosen {
+            let (a, b) = (i / MAX_SYMBOLS, i % MAX_SYMBOLS);
+            chosen_pairs.insert(a, b, lens.len() as u16);
+            pairs.push([a as u16, b as u16]);
+            lens.push(lens[a] + lens[b]);
+        }
+        if let Some(sample) = &mut sample {
+            replace_pairs(sample, &pieces(sample), &chosen_pairs);
+        }
+        replace_pairs(seq, &pieces(seq), &chosen_pairs);
+    }
+    pairs
+}
+
+/// Every so many blocks of `seq`, at most about `most` symbols in all, and
+/// how many blocks one kept stands for; `None` when `seq` is no longer
+/// than that.
+fn sampled_blocks(seq: &[u16], most: usize) -> Option<(Vec<u16>, u32)> {
+    if seq.len() <= most {
+        return None;
+    }
+    let every = seq.len().div_ceil(most);
+    let mut sample = Vec::with_capacity(most);
+    let (mut block, mut kept) = (0usize, false);
+    for &symbol in seq {
+        if symbol & BLOCK_START != 0 {
+            kept = block.is_multiple_of(every);
+            block += 1;
+        }
+        if kept {
+            sample.push(symbol);
+        }
+    }
+    Some((sample, every as u32))
+}
+
+/// Where `seq` splits into about one piece per thread (at most four: each
+/// counts into a table of its own, 64 MiB), each beginning at a block's
+/// start: the bounds, 0 first and the length last.
+fn pieces(seq: &[u16]) -> Vec<usize> {
+    let parts = rayon::current_num_threads().clamp(1, 4);
+    let mut bounds = vec![0];
+    for t in 1..parts {
+        let mut at = seq.len() * t / parts;
+        while at < seq.len() && seq[at] & BLOCK_START == 0 {
+            at += 1;
+        }
+        if at < seq.len() && at > *bounds.last().expect("0 first") {
+            bounds.push(at);
+        }
+    }
+    bounds.push(seq.len());
+    bounds
+}
+
+/// Counts, into the piece's table (zero before), how often each pair of
+/// symbols follows within a block: `a * symbols + b` counts `b` after `a`.
+fn count_pairs(seq: &[u16], bounds: &[usize], symbols: usize, tables: &mut [Vec<u32>]) {
+    tables
+        .par_iter_mut()
+        .zip(bounds.par_windows(2))
+        .for_each(|(counts, w)| {
+            for pair in seq[w[0]..w[1]].windows(2) {
+                if pair[1] & BLOCK_START == 0 {
+                    let i = (pair[0] & !BLOCK_START) as usize * symbols + pair[1] as usize;
+                    counts[i] = counts[i].saturating_add(1);
+                }
+            }
+        });
+}
+
+/// The pairs one pass adds, each with its symbol, looked up by a row per
+/// left symbol: a few hundred kilobytes that stay in the cache, where a
+/// table of every pair (32 MiB) made the rewriting wait on memory.
+#[derive(Default)]
+struct ChosenPairs {
+    /// Per symbol, 1 + the row of the pairs it is the left of (0: none).
+    row_of_left: Vec<u8>,
+    /// Per row, the symbol of each pair by its right symbol (0: none).
+    rows: Vec<u16>,
+}
+
+impl ChosenPairs {
+    fn clear(&mut self) {
+        self.row_of_left.clear();
+        self.row_of_left.resize(MAX_SYMBOLS, 0);
+        self.rows.clear();
+    }
+
+    fn insert(&mut self, left: usize, right: usize, symbol: u16) {
+        if self.row_of_left[left] == 0 {
+            self.rows.resize(self.rows.len() + MAX_SYMBOLS, 0);
+            self.row_of_left[left] =
+                u8::try_from(self.rows.len() / MAX_SYMBOLS).expect("at most 255 rows a pass");
+        }
+        let row = self.row_of_left[left] as usize - 1;
+        self.rows[row * MAX_SYMBOLS + right] = symbol;
+    }
+
+    /// The symbol of the pair `left`, `right` (0 when it is not one).
+    #[inline]
+    fn symbol(&self, left: u16, right: u16) -> u16 {
+        match self.row_of_left[left as usize] {
+            0 => 0,
+            row => self.rows[(row as usize - 1) * MAX_SYMBOLS + right as usize],
+        }
+    }
+}
+
+/// Replaces, left to right within each piece, each pair that has a symbol
+/// in `chosen`, then closes the gaps.
+fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], chosen: &ChosenPairs) {
+    let mut slices = Vec::with_capacity(bounds.len());
+    let mut rest: &mut [u16] = seq;
+    for w in bounds.windows(2) {
+        let (piece, tail) = rest.split_at_mut(w[1] - w[0]);
+        slices.push(piece);
+        rest = tail;
+    }
+    let kept: Vec<usize> = slices
+        .into_par_iter()
+        .map(|piece| {
+            let (mut read, mut write) = (0, 0);
+            while read < piece.len() {
+                let here = piece[read];
+                if read + 1 < piece.len() && piece[read + 1] & BLOCK_START == 0 {
+                    let symbol = chosen.symbol(here & !BLOCK_START, piece[read + 1]);
+                    if symbol != 0 {
+                        piece[write] = symbol | (here & BLOCK_START);
+                        write += 1;
+                        read += 2;
+                        continue;
+                    }
+                }
+                piece[write] = here;
+                write += 1;
+                read += 1;
+            }
+            write
+        })
+        .collect();
+    let mut write = 0;
+    for (w, kept) in bounds.windows(2).zip(kept) {
+        seq.copy_within(w[0]..w[0] + kept, write);
+        write += kept;
+    }
+    seq.truncate(write);
+}
