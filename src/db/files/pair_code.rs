@@ -532,7 +532,16 @@ mod tests {
     use super::*;
 
     fn check(codes: &[u8], block_len: usize) {
-        let code = PairCode::new(codes, block_len, MAX_SYMBOLS);
+        check_code(
+            &PairCode::new(codes, block_len, MAX_SYMBOLS),
+            codes,
+            block_len,
+        );
+    }
+
+    /// Every position of `code` reads back as in `codes`, one by one and
+    /// through the stored grammar, each block decoded whole.
+    fn check_code(code: &PairCode, codes: &[u8], block_len: usize) {
         for (i, &c) in codes.iter().enumerate() {
             assert_eq!(code.get(i), c, "position {i} of {}", codes.len());
         }
@@ -594,9 +603,7 @@ mod tests {
         let codes = runs(400_000, 4);
         let whole = PairCode::new(&codes, 4096, MAX_SYMBOLS);
         let sampled = PairCode::counted_in_sample(&codes, 4096, 100_000);
-        for (i, &c) in codes.iter().enumerate() {
-            assert_eq!(sampled.get(i), c, "position {i}");
-        }
+        check_code(&sampled, &codes, 4096);
         let bytes = |code: &PairCode| code.blocks.iter().map(Vec::len).sum::<usize>();
         assert!(sampled.grammar.to_bytes() != whole.grammar.to_bytes());
         assert!(

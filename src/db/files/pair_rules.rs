@@ -17,11 +17,11 @@ pub(super) const BLOCK_START: u16 = 1 << 15;
 
 /// Rewrites `seq` with pair symbols, pass by pass, and returns the pairs
 /// (symbol `lens.len()` before the call is the first); `lens` gets each new
-/// symbol's length. Each pass counts every adjacent pair within a block,
-/// then replaces the most frequent ones, left to right. Pieces of blocks
-/// are counted and rewritten in parallel; no pair spans two blocks, so the
-/// result is the same on any number of threads. A sequence longer than
-/// `counted` symbols has its pairs counted in a sample of its blocks.
+/// symbol's length. Each pass counts the adjacent pairs within blocks (of
+/// all of `seq`, or of a sample of its blocks of about `counted` symbols
+/// where it is longer), then replaces the most frequent ones, left to
+/// right. Pieces of blocks are counted and rewritten in parallel; no pair
+/// spans two blocks, so the result is the same on any number of threads.
 pub(super) fn add_pairs(
     seq: &mut Vec<u16>,
     lens: &mut Vec<u32>,
@@ -35,7 +35,8 @@ pub(super) fn add_pairs(
     let mut tables: Vec<Vec<u32>> = Vec::new();
     // The pairs of a long sequence are counted in a sample of its blocks,
     // rewritten pass by pass as the sequence is; a pair seen there is
-    // worth a rule at the count that stands for `MIN_PAIR_COUNT` in all.
+    // worth a rule at the count that stands for `MIN_PAIR_COUNT` in all,
+    // or at 2 (a sample of one block in more than 12 asks more).
     let (mut sample, min_count) = match sampled_blocks(seq, counted) {
         Some((sample, every)) => (Some(sample), MIN_PAIR_COUNT.div_ceil(every).max(2)),
         None => (None, MIN_PAIR_COUNT),
