@@ -570,6 +570,35 @@ mod tests {
         );
     }
 
+    /// The bytes of a grammar counted in a sample, pinned: its sequence is
+    /// rewritten block by block through every pass at the end, which must
+    /// code exactly what a rewrite of the whole sequence each pass did.
+    #[test]
+    fn the_sampled_coded_bytes_stay_the_same() {
+        let pinned = [
+            (
+                (400_000, 4),
+                4096,
+                100_000,
+                (19_934, 5_692_956_619_887_258_013),
+            ),
+            (
+                (300_000, 9),
+                1000,
+                30_000,
+                (16_120, 16_269_933_234_411_861_927),
+            ),
+        ];
+        for ((len, seed), block_len, counted, hashed) in pinned {
+            let code = PairCode::counted_in_sample(&runs(len, seed), block_len, counted);
+            let mut bytes = code.grammar.to_bytes();
+            for block in &code.blocks {
+                bytes.extend_from_slice(block);
+            }
+            assert_eq!((bytes.len(), xxhash_rust::xxh3::xxh3_64(&bytes)), hashed);
+        }
+    }
+
     /// Codes with runs and repeats, as a sector's values have.
     fn runs(len: usize, seed: u64) -> Vec<u8> {
         let mut state = seed;

@@ -11,6 +11,9 @@ const MIN_PAIR_COUNT: u32 = 24;
 /// The most rules one pass adds: 8 made the codes 1.5% smaller for six
 /// times the build (see docs/PERFORMANCE.md).
 const PAIRS_PER_PASS: usize = 64;
+/// About how many symbols go through every pass at once when a long
+/// sequence is rewritten at the end (128 KiB, within a core's L2 cache).
+const STRETCH_SYMBOLS: usize = 1 << 16;
 /// A symbol of the sequence that begins a block (the flag bit of a u16
 /// whose low 12 bits are the symbol).
 pub(super) const BLOCK_START: u16 = 1 << 15;
@@ -22,6 +25,10 @@ pub(super) const BLOCK_START: u16 = 1 << 15;
 /// where it is longer), then replaces the most frequent ones, left to
 /// right. Pieces of blocks are counted and rewritten in parallel; no pair
 /// spans two blocks, so the result is the same on any number of threads.
+/// Where a sample is counted, `seq` itself is rewritten once at the end, a
+/// few blocks at a time through every pass while they are in the cache:
+/// the same symbols as pass by pass, without reading all of `seq` from
+/// memory each pass.
 pub(super) fn add_pairs(
     seq: &mut Vec<u16>,
     lens: &mut Vec<u32>,
@@ -30,6 +37,8 @@ pub(super) fn add_pairs(
 ) -> Vec<[u16; 2]> {
     let mut pairs = Vec::new();
     let mut chosen_pairs = ChosenPairs::default();
+    // Each pass's pairs, where `seq` is rewritten at the end.
+    let mut passes: Vec<ChosenPairs> = Vec::new();
     // One table of counts per piece, made once: a table made and freed
     // each pass cost a third of the time in page faults.
     let mut tables: Vec<Vec<u32>> = Vec::new();
@@ -79,10 +88,16 @@ pub(super) fn add_pairs(
             pairs.push([a as u16, b as u16]);
             lens.push(lens[a] + lens[b]);
         }
-        if let Some(sample) = &mut sample {
-            replace_pairs(sample, &pieces(sample), &chosen_pairs);
+        match &mut sample {
+            Some(sample) => {
+                replace_pairs(sample, &pieces(sample), std::slice::from_ref(&chosen_pairs));
+                passes.push(std::mem::take(&mut chosen_pairs));
+            }
+            None => replace_pairs(seq, &pieces(seq), std::slice::from_ref(&chosen_pairs)),
         }
-        replace_pairs(seq, &pieces(seq), &chosen_pairs);
+    }
+    if !passes.is_empty() {
+        replace_pairs(seq, &pieces(seq), &passes);
     }
     pairs
 }
@@ -149,9 +164,10 @@ fn count_pairs(seq: &[u16], bounds: &[usize], symbols: usize, tables: &mut [Vec<
 /// table of every pair (32 MiB) made the rewriting wait on memory.
 #[derive(Default)]
 struct ChosenPairs {
-    /// Per symbol, 1 + the row of the pairs it is the left of (0: none).
+    /// Per symbol, the row of the pairs it is the left of (0: none).
     row_of_left: Vec<u8>,
-    /// Per row, the symbol of each pair by its right symbol (0: none).
+    /// Per row, the symbol of each pair by its right symbol (0: none); row
+    /// 0 all zeros, so that a symbol is looked up without a branch.
     rows: Vec<u16>,
 }
 
@@ -160,31 +176,32 @@ impl ChosenPairs {
         self.row_of_left.clear();
         self.row_of_left.resize(MAX_SYMBOLS, 0);
         self.rows.clear();
+        self.rows.resize(MAX_SYMBOLS, 0);
     }
 
     fn insert(&mut self, left: usize, right: usize, symbol: u16) {
         if self.row_of_left[left] == 0 {
-            self.rows.resize(self.rows.len() + MAX_SYMBOLS, 0);
             self.row_of_left[left] =
                 u8::try_from(self.rows.len() / MAX_SYMBOLS).expect("at most 255 rows a pass");
+            self.rows.resize(self.rows.len() + MAX_SYMBOLS, 0);
         }
-        let row = self.row_of_left[left] as usize - 1;
+        let row = self.row_of_left[left] as usize;
         self.rows[row * MAX_SYMBOLS + right] = symbol;
     }
 
-    /// The symbol of the pair `left`, `right` (0 when it is not one).
+    /// The symbol of the pair `left`, `right` as the sequence has them
+    /// (0 when it is not one, or when `right` begins a block).
     #[inline]
     fn symbol(&self, left: u16, right: u16) -> u16 {
-        match self.row_of_left[left as usize] {
-            0 => 0,
-            row => self.rows[(row as usize - 1) * MAX_SYMBOLS + right as usize],
-        }
+        let row = self.row_of_left[(left & !BLOCK_START) as usize] as usize;
+        let symbol = self.rows[row * MAX_SYMBOLS + (right & !BLOCK_START) as usize];
+        if right & BLOCK_START == 0 { symbol } else { 0 }
     }
 }
 
-/// Replaces, left to right within each piece, each pair that has a symbol
-/// in `chosen`, then closes the gaps.
-fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], chosen: &ChosenPairs) {
+/// Rewrites each piece of `seq` through every pass of `passes` in turn (a
+/// stretch of whole blocks at a time), then closes the gaps.
+fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], passes: &[ChosenPairs]) {
     let mut slices = Vec::with_capacity(bounds.len());
     let mut rest: &mut [u16] = seq;
     for w in bounds.windows(2) {
@@ -195,21 +212,19 @@ fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], chosen: &ChosenPairs) {
     let kept: Vec<usize> = slices
         .into_par_iter()
         .map(|piece| {
-            let (mut read, mut write) = (0, 0);
-            while read < piece.len() {
-                let here = piece[read];
-                if read + 1 < piece.len() && piece[read + 1] & BLOCK_START == 0 {
-                    let symbol = chosen.symbol(here & !BLOCK_START, piece[read + 1]);
-                    if symbol != 0 {
-                        piece[write] = symbol | (here & BLOCK_START);
-                        write += 1;
-                        read += 2;
-                        continue;
-                    }
+            let (mut start, mut write) = (0, 0);
+            while start < piece.len() {
+                let mut end = (start + STRETCH_SYMBOLS).min(piece.len());
+                while end < piece.len() && piece[end] & BLOCK_START == 0 {
+                    end += 1;
                 }
-                piece[write] = here;
-                write += 1;
-                read += 1;
+                let mut len = end - start;
+                for chosen in passes {
+                    len = replace_in(&mut piece[start..start + len], chosen);
+                }
+                piece.copy_within(start..start + len, write);
+                write += len;
+                start = end;
             }
             write
         })
@@ -220,4 +235,27 @@ fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], chosen: &ChosenPairs) {
         write += kept;
     }
     seq.truncate(write);
+}
+
+/// Replaces, left to right, each pair of `stretch` (whole blocks) that has
+/// a symbol in `chosen`, moving the rest down: the new length.
+fn replace_in(stretch: &mut [u16], chosen: &ChosenPairs) -> usize {
+    let (mut read, mut write) = (0, 0);
+    while read + 1 < stretch.len() {
+        let here = stretch[read];
+        let symbol = chosen.symbol(here, stretch[read + 1]);
+        if symbol != 0 {
+            stretch[write] = symbol | (here & BLOCK_START);
+            read += 2;
+        } else {
+            stretch[write] = here;
+            read += 1;
+        }
+        write += 1;
+    }
+    if read < stretch.len() {
+        stretch[write] = stretch[read];
+        write += 1;
+    }
+    write
 }
