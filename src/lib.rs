@@ -22,7 +22,7 @@
 //!
 //! let dir = std::env::temp_dir().join(format!("morris-doc-{}", std::process::id()));
 //! let six = Variant::by_name("six").unwrap();
-//! let options = SolveOptions { db: dir.clone(), variant: six, selection: Selection::All, pack: None, pack_coder: morris::db::Coder::DEFAULT, pack_wdl: None, without_rule: None };
+//! let options = SolveOptions::new(dir.clone(), six, Selection::All);
 //! morris::solve(&options, &|_| {})?; // about a second
 //!
 //! let tablebase = Tablebase::open_folder(&dir)?;

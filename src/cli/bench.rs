@@ -40,18 +40,7 @@ pub fn bench(
     let folder = BenchFolder::new()?;
     let dir = folder.dir.clone();
     let started = Instant::now();
-    let summary = solve(
-        &SolveOptions {
-            db: dir.clone(),
-            variant,
-            selection,
-            pack: None,
-            pack_coder: morris::db::Coder::DEFAULT,
-            pack_wdl: None,
-            without_rule: None,
-        },
-        &|_| {},
-    )?;
+    let summary = solve(&SolveOptions::new(dir.clone(), variant, selection), &|_| {})?;
     let elapsed = started.elapsed().as_secs_f64();
     let mut solved_units = summary.units.clone();
     writeln!(
@@ -138,15 +127,11 @@ pub fn measure_rate() -> Result<f64> {
     let folder = BenchFolder::new()?;
     let started = Instant::now();
     let summary = solve(
-        &SolveOptions {
-            db: folder.dir.clone(),
-            variant: Variant::standard(),
-            selection: Selection::MaxMen(8),
-            pack: None,
-            pack_coder: morris::db::Coder::DEFAULT,
-            pack_wdl: None,
-            without_rule: None,
-        },
+        &SolveOptions::new(
+            folder.dir.clone(),
+            Variant::standard(),
+            Selection::MaxMen(8),
+        ),
         &|_| {},
     )?;
     Ok(summary.positions_solved as f64 / started.elapsed().as_secs_f64())
@@ -184,15 +169,11 @@ fn bench_placement(
     }
     let started = Instant::now();
     let summary = solve(
-        &SolveOptions {
-            db: dir.to_path_buf(),
+        &SolveOptions::new(
+            dir.to_path_buf(),
             variant,
-            selection: Selection::Sectors(placement.clone()),
-            pack: None,
-            pack_coder: morris::db::Coder::DEFAULT,
-            pack_wdl: None,
-            without_rule: None,
-        },
+            Selection::Sectors(placement.clone()),
+        ),
         &|_| {},
     )?;
     let elapsed = started.elapsed().as_secs_f64();

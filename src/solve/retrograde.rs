@@ -432,15 +432,11 @@ mod tests {
         let variant = Variant::standard();
         let dir = tempfile::tempdir().unwrap();
         let key = |us, them| SectorKey::new(us, 0, them, 0);
-        let options = SolveOptions {
-            db: dir.path().to_path_buf(),
+        let options = SolveOptions::new(
+            dir.path().to_path_buf(),
             variant,
-            selection: Selection::Sectors(vec![key(3, 4), key(4, 3)]),
-            pack: None,
-            pack_coder: crate::db::Coder::DEFAULT,
-            pack_wdl: None,
-            without_rule: None,
-        };
+            Selection::Sectors(vec![key(3, 4), key(4, 3)]),
+        );
         solve(&options, &|_| {}).unwrap();
         let tablebase = Tablebase::open(dir.path(), variant).unwrap();
         for unit in [vec![key(3, 4), key(4, 3)], vec![key(4, 4)]] {

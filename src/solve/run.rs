@@ -140,8 +140,22 @@ pub struct SolveOptions {
 }
 
 impl SolveOptions {
-    /// Fails on options that contradict each other (the command line
-    /// cannot give them; a program can).
+    /// A solve of `selection` into `db` that writes raw files only: no
+    /// packing as it goes, no move-count rule's folder beside. Set the
+    /// other fields with struct update syntax:
+    /// `SolveOptions { pack: Some(dir), ..SolveOptions::new(db, variant, selection) }`.
+    pub fn new(db: impl Into<PathBuf>, variant: &'static Variant, selection: Selection) -> Self {
+        SolveOptions {
+            db: db.into(),
+            variant,
+            selection,
+            pack: None,
+            pack_coder: Coder::DEFAULT,
+            pack_wdl: None,
+            without_rule: None,
+        }
+    }
+
     /// Whether the solve ends with the catch-up (with `pack_wdl`, the
     /// sectors packed before it was asked for decoded into its folder): not
     /// a workflow's unit job, which leaves that to the workflow's last step
@@ -151,6 +165,8 @@ impl SolveOptions {
         !matches!(self.selection, Selection::Unit(_))
     }
 
+    /// Fails on options that contradict each other (the command line
+    /// cannot give them; a program can).
     fn refuse_contradictions(&self) -> Result<(), SolveError> {
         if self.pack_wdl.is_some() && self.pack.is_none() {
             return Err(SolveError::WdlWithoutPack);

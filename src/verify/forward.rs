@@ -711,15 +711,11 @@ mod tests {
                 .into_iter()
                 .filter(|s| s.us_board + s.us_hand <= 3 && s.them_board + s.them_hand <= 3)
                 .collect();
-            let options = SolveOptions {
-                db: dir.path().to_path_buf(),
+            let options = SolveOptions::new(
+                dir.path().to_path_buf(),
                 variant,
-                selection: Selection::Sectors(sectors.clone()),
-                pack: None,
-                pack_coder: crate::db::Coder::DEFAULT,
-                pack_wdl: None,
-                without_rule: None,
-            };
+                Selection::Sectors(sectors.clone()),
+            );
             solve(&options, &|_| {}).unwrap();
             let (mut checked, mut with_hand) = (0u64, 0u64);
             let tablebase = Tablebase::open(dir.path(), variant).unwrap();

@@ -499,13 +499,9 @@ fn compare_categories(
     let at = |name: &str| dir.path().join(name);
     for (name, pack) in [("marked", None), ("marked-raw", Some(at("marked-along")))] {
         let options = morris::SolveOptions {
-            db: at(name),
-            variant: ruled,
-            selection: selection.clone(),
             pack,
-            pack_coder: morris::db::Coder::DEFAULT,
-            pack_wdl: None,
             without_rule: Some(plain_dir.clone()),
+            ..morris::SolveOptions::new(at(name), ruled, selection.clone())
         };
         morris::solve(&options, &|_| {}).unwrap();
     }

@@ -173,15 +173,7 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
         pack_folder(&raw, &packed);
         assert_eq!(inode(), before, "{name}");
         let err = morris::solve(
-            &morris::SolveOptions {
-                db: packed.clone(),
-                variant,
-                selection: Selection::MaxMen(6),
-                pack: None,
-                pack_coder: morris::db::Coder::DEFAULT,
-                pack_wdl: None,
-                without_rule: None,
-            },
+            &morris::SolveOptions::new(packed.clone(), variant, Selection::MaxMen(6)),
             &|_| {},
         )
         .unwrap_err();

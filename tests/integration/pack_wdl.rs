@@ -155,13 +155,12 @@ fn win_draw_loss_packing_along_refuses_what_cannot_be() {
     // win/draw/loss without the packed one it is packed beside.
     let err = morris::solve(
         &morris::SolveOptions {
-            db: raw.clone().into(),
-            variant: morris::Variant::by_name("six").unwrap(),
-            selection: morris::Selection::MaxMen(6),
-            pack: None,
-            pack_coder: morris::db::Coder::DEFAULT,
             pack_wdl: Some(at("w").into()),
-            without_rule: None,
+            ..morris::SolveOptions::new(
+                &raw,
+                morris::Variant::by_name("six").unwrap(),
+                morris::Selection::MaxMen(6),
+            )
         },
         &|_| {},
     )

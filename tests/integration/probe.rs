@@ -19,15 +19,7 @@ fn six_database() -> tempfile::TempDir {
 /// Solves the whole of `six` into `dir` (resuming what is there).
 fn solve_six(dir: &std::path::Path) {
     solve(
-        &SolveOptions {
-            db: dir.to_path_buf(),
-            variant: six(),
-            selection: Selection::All,
-            pack: None,
-            pack_coder: morris::db::Coder::DEFAULT,
-            pack_wdl: None,
-            without_rule: None,
-        },
+        &SolveOptions::new(dir.to_path_buf(), six(), Selection::All),
         &|_| {},
     )
     .unwrap();

@@ -18,15 +18,7 @@ fn v(name: &str) -> &'static Variant {
 
 pub fn solve_into(dir: &Path, variant: &'static Variant, selection: Selection) {
     solve(
-        &SolveOptions {
-            db: dir.to_path_buf(),
-            variant,
-            selection,
-            pack: None,
-            pack_coder: morris::db::Coder::DEFAULT,
-            pack_wdl: None,
-            without_rule: None,
-        },
+        &SolveOptions::new(dir.to_path_buf(), variant, selection),
         &|_| {},
     )
     .unwrap();
@@ -344,15 +336,11 @@ fn a_folder_of_another_variant_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     solve_into(dir.path(), v("six"), Selection::MaxMen(6));
     let err = solve(
-        &SolveOptions {
-            db: dir.path().to_path_buf(),
-            variant: Variant::standard(),
-            selection: Selection::MaxMen(6),
-            pack: None,
-            pack_coder: morris::db::Coder::DEFAULT,
-            pack_wdl: None,
-            without_rule: None,
-        },
+        &SolveOptions::new(
+            dir.path().to_path_buf(),
+            Variant::standard(),
+            Selection::MaxMen(6),
+        ),
         &|_| {},
     )
     .err()
