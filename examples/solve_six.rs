@@ -15,15 +15,7 @@ fn main() -> Result<()> {
         .map(Into::into)
         .unwrap_or_else(|| std::env::temp_dir().join("morris-six"));
     let six = Variant::by_name("six").expect("a variant of the rules");
-    let options = SolveOptions {
-        db: dir.clone(),
-        variant: six,
-        selection: Selection::All,
-        pack: None,
-        pack_coder: morris::db::Coder::DEFAULT,
-        pack_wdl: None,
-        without_rule: None,
-    };
+    let options = SolveOptions::new(dir.clone(), six, Selection::All);
     // The solve reports its progress by events; this example ignores them.
     let summary = morris::solve(&options, &|_| {})?;
     println!(

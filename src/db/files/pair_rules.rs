@@ -11,8 +11,8 @@ const MIN_PAIR_COUNT: u32 = 24;
 /// The most rules one pass adds: 8 made the codes 1.5% smaller for six
 /// times the build (see docs/PERFORMANCE.md).
 const PAIRS_PER_PASS: usize = 64;
-/// About how many symbols go through every pass at once when a long
-/// sequence is rewritten at the end (128 KiB, within a core's L2 cache).
+/// About how many symbols of whole blocks are rewritten at once, through
+/// every pass given (128 KiB, within a core's L2 cache).
 const STRETCH_SYMBOLS: usize = 1 << 16;
 /// A symbol of the sequence that begins a block (the flag bit of a u16
 /// whose low 12 bits are the symbol).
@@ -43,9 +43,9 @@ pub(super) fn add_pairs(
     // each pass cost a third of the time in page faults.
     let mut tables: Vec<Vec<u32>> = Vec::new();
     // The pairs of a long sequence are counted in a sample of its blocks,
-    // rewritten pass by pass as the sequence is; a pair seen there is
-    // worth a rule at the count that stands for `MIN_PAIR_COUNT` in all,
-    // or at 2 (a sample of one block in more than 12 asks more).
+    // rewritten pass by pass (the sequence itself at the end); a pair seen
+    // there is worth a rule at the count that stands for `MIN_PAIR_COUNT`
+    // in all, or at 2 (a sample of one block in more than 12 asks more).
     let (mut sample, min_count) = match sampled_blocks(seq, counted) {
         Some((sample, every)) => (Some(sample), MIN_PAIR_COUNT.div_ceil(every).max(2)),
         None => (None, MIN_PAIR_COUNT),
@@ -160,8 +160,9 @@ fn count_pairs(seq: &[u16], bounds: &[usize], symbols: usize, tables: &mut [Vec<
 }
 
 /// The pairs one pass adds, each with its symbol, looked up by a row per
-/// left symbol: a few hundred kilobytes that stay in the cache, where a
-/// table of every pair (32 MiB) made the rewriting wait on memory.
+/// left symbol: at most 520 KiB a pass, where a table of every pair (32
+/// MiB) made the rewriting wait on memory. The rows the passes use most
+/// (the frequent left symbols) stay in the cache.
 #[derive(Default)]
 struct ChosenPairs {
     /// Per symbol, the row of the pairs it is the left of (0: none).
