@@ -28,7 +28,7 @@ fn main() {
     };
     let mut samples = Vec::new();
     for s in sector_files(Path::new(&dir)).unwrap() {
-        let index = SectorIndex::of(variant.board, s.us_board as usize, s.them_board as usize);
+        let index = SectorIndex::of_sector(variant.board, s);
         for _ in 0..1000 {
             samples.push(index.position(random() % index.size(), s.us_hand, s.them_hand));
         }

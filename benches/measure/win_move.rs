@@ -47,11 +47,7 @@ fn main() {
     let variant = tb.variant();
     for sector in &args[3..] {
         let key: SectorKey = sector.parse().unwrap();
-        let index = SectorIndex::of(
-            variant.board,
-            key.us_board as usize,
-            key.them_board as usize,
-        );
+        let index = SectorIndex::of_sector(variant.board, key);
         let (mut plain, mut losses, mut generated, mut captures_first) =
             (vec![], vec![], vec![], vec![]);
         let (mut wins, mut moves_generated, mut moves_capture_first, mut escapes) =

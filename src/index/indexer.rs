@@ -313,6 +313,12 @@ impl SectorIndex {
         CACHE.get_or_build(key, || SectorIndex::new(board, us, them))
     }
 
+    /// [`SectorIndex::of`] the men on the board of `sector` (those in hand
+    /// do not change the index).
+    pub fn of_sector(board: &'static Board, sector: SectorKey) -> Arc<SectorIndex> {
+        Self::of(board, sector.us_board as usize, sector.them_board as usize)
+    }
+
     /// How many times the cached index of these counts was built since the
     /// cache last let it go: what shows the cache at work (once, whoever
     /// asks). For the tests (the `internals` feature).

@@ -179,11 +179,7 @@ fn random_position(
     sector: SectorKey,
     random: &mut Random,
 ) -> Result<Position, ProbeError> {
-    let index = SectorIndex::of(
-        variant.board,
-        sector.us_board as usize,
-        sector.them_board as usize,
-    );
+    let index = SectorIndex::of_sector(variant.board, sector);
     for _ in 0..10_000 {
         let i = random.next_u64() % index.size().max(1);
         let pos = index.position(i, sector.us_hand, sector.them_hand);

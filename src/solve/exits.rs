@@ -34,8 +34,7 @@ impl<'a> Exits<'a> {
         let sectors = keys
             .into_iter()
             .map(|s| {
-                let index =
-                    SectorIndex::of(variant.board, s.us_board as usize, s.them_board as usize);
+                let index = SectorIndex::of_sector(variant.board, s);
                 Ok((s, index, tablebase.sector(s)?))
             })
             .collect::<Result<_, ProbeError>>()?;

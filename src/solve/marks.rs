@@ -78,7 +78,7 @@ pub(super) fn marks(
 ) -> Result<Vec<(u64, u8)>, ProbeError> {
     let key = sector.sector;
     let board = tablebase.variant().board;
-    let index = SectorIndex::of(board, key.us_board as usize, key.them_board as usize);
+    let index = SectorIndex::of_sector(board, key);
     (0..sector.len())
         .into_par_iter()
         .filter(|&i| sector.clock_byte(i) == DRAW_BYTE)

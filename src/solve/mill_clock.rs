@@ -70,11 +70,7 @@ pub(super) fn solve_unit_under_rule(
         .iter()
         .map(|s| Part {
             sector: s.sector,
-            index: SectorIndex::of(
-                variant.board,
-                s.sector.us_board as usize,
-                s.sector.them_board as usize,
-            ),
+            index: SectorIndex::of_sector(variant.board, s.sector),
             cells: s.cells(),
         })
         .collect();

@@ -56,15 +56,7 @@ impl Children {
             return Children::Lost;
         }
         match tablebase.sector(key) {
-            Ok(file) => Children::In(
-                key,
-                SectorIndex::of(
-                    variant.board,
-                    key.us_board as usize,
-                    key.them_board as usize,
-                ),
-                file,
-            ),
+            Ok(file) => Children::In(key, SectorIndex::of_sector(variant.board, key), file),
             Err(_) => Children::Unavailable(key),
         }
     }

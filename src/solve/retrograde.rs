@@ -106,11 +106,7 @@ fn solve_unit_storing_losses_below(
         .iter()
         .map(|s| Part {
             sector: s.sector,
-            index: SectorIndex::of(
-                variant.board,
-                s.sector.us_board as usize,
-                s.sector.them_board as usize,
-            ),
+            index: SectorIndex::of_sector(variant.board, s.sector),
             cells: s.cells(),
             wake: (0..s.len().div_ceil(WAKE_RUN))
                 .map(|_| Wake::default())

@@ -119,9 +119,7 @@ impl<'a> Forward<'a> {
     /// A missing or damaged file.
     pub fn new(tablebase: &'a Tablebase, sector: SectorKey) -> Result<Forward<'a>, ProbeError> {
         let variant = tablebase.variant();
-        let index_of = |s: SectorKey| {
-            SectorIndex::of(variant.board, s.us_board as usize, s.them_board as usize)
-        };
+        let index_of = |s: SectorKey| SectorIndex::of_sector(variant.board, s);
         // Every file read is checked whole once here (its checksum and every
         // block), so that its value bytes can be read without a check each.
         let checked = |s: SectorKey| {

@@ -127,11 +127,7 @@ pub(super) fn check_each(
 
 fn sector_index(tablebase: &Tablebase, sector: SectorKey) -> std::sync::Arc<SectorIndex> {
     let variant = tablebase.variant();
-    SectorIndex::of(
-        variant.board,
-        sector.us_board as usize,
-        sector.them_board as usize,
-    )
+    SectorIndex::of_sector(variant.board, sector)
 }
 
 /// Checks a sector of losses files (see `packed.rs`), whose values a

@@ -67,7 +67,7 @@ fn positions_of(variant: &Variant, sectors: &[SectorKey]) -> Vec<Position> {
 fn positions_stepping(variant: &Variant, sectors: &[SectorKey], step: usize) -> Vec<Position> {
     let mut out = Vec::new();
     for s in sectors {
-        let index = SectorIndex::of(variant.board, s.us_board as usize, s.them_board as usize);
+        let index = SectorIndex::of_sector(variant.board, *s);
         for i in (0..index.size()).step_by(step) {
             let pos = index.position(i, s.us_hand, s.them_hand);
             if variant.check_position(&pos).is_ok() {

@@ -204,11 +204,7 @@ fn the_whole_game_of_six_under_the_rule_of_100_stepping(step: u64) {
     let graph = SectorGraph::reachable(variant);
     let as_kind = |v: ClockValue, c: u8| kind(v.at_counter(c, n));
     for sector in graph.sectors() {
-        let index = SectorIndex::of(
-            variant.board,
-            sector.us_board as usize,
-            sector.them_board as usize,
-        );
+        let index = SectorIndex::of_sector(variant.board, sector);
         (0..index.size())
             .into_par_iter()
             .filter(|i| i % step == 0)
@@ -277,11 +273,7 @@ fn the_rule_only_turns_wins_and_losses_into_draws() {
             .unwrap();
         let (mut cursed_wins, mut blessed_losses) = (0, 0);
         for sector in graph.sectors() {
-            let index = SectorIndex::of(
-                variant.board,
-                sector.us_board as usize,
-                sector.them_board as usize,
-            );
+            let index = SectorIndex::of_sector(variant.board, sector);
             let (with_rule, without) = (
                 ruled.sector_stats(sector).unwrap(),
                 plain.sector_stats(sector).unwrap(),

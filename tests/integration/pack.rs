@@ -116,11 +116,7 @@ fn packed_folders_hold_the_same_values_in(games: &[(&str, Selection, u64)]) {
                 f.verify_checksum().unwrap();
             }
             let [fb, fc, fd, fe] = files;
-            let index = SectorIndex::of(
-                variant.board,
-                sector.us_board as usize,
-                sector.them_board as usize,
-            );
+            let index = SectorIndex::of_sector(variant.board, sector);
             for i in 0..fa.header.positions() {
                 let value = fa.value(i).unwrap();
                 let lost = match value {
@@ -614,11 +610,7 @@ fn predicted_loss_bits_read_back_every_value() {
         let b = Tablebase::open_folder(&bits).unwrap();
         for sector in sector_files(&raw).unwrap() {
             let fb = b.sector(sector).unwrap();
-            let index = SectorIndex::of(
-                variant.board,
-                sector.us_board as usize,
-                sector.them_board as usize,
-            );
+            let index = SectorIndex::of_sector(variant.board, sector);
             for i in 0..index.size() {
                 let pos = index.position(i, sector.us_hand, sector.them_hand);
                 let value = a.value(&pos).unwrap();
@@ -720,11 +712,7 @@ fn small_blocks_hold_the_same_values_probing(
                 if fb.header.dictionary_len() > 0 {
                     with_dictionary.push((packing, packed.join(morris::db::file_name(sector))));
                 }
-                let index = SectorIndex::of(
-                    variant.board,
-                    sector.us_board as usize,
-                    sector.them_board as usize,
-                );
+                let index = SectorIndex::of_sector(variant.board, sector);
                 for i in (0..index.size()).step_by(if name == "six" {
                     six_step
                 } else {

@@ -270,11 +270,7 @@ fn the_whole_game_of_six_equals_the_naive_solver() {
     let naive = &small.naive;
     let as_naive = to_naive;
     for sector in graph.sectors().filter(|s| !s.is_movement()) {
-        let index = SectorIndex::of(
-            variant.board,
-            sector.us_board as usize,
-            sector.them_board as usize,
-        );
+        let index = SectorIndex::of_sector(variant.board, sector);
         (0..index.size()).into_par_iter().for_each(|i| {
             let pos = index.position(i, sector.us_hand, sector.them_hand);
             let children = naive.children(&naive.state(&pos));

@@ -44,11 +44,7 @@ fn zstd_coded_folders_hold_the_same_values() {
                 );
                 fb.verify_checksum().unwrap();
                 same_values(&fa, &fb, variant).unwrap();
-                let index = SectorIndex::of(
-                    variant.board,
-                    sector.us_board as usize,
-                    sector.them_board as usize,
-                );
+                let index = SectorIndex::of_sector(variant.board, sector);
                 for i in 0..fa.header.positions() {
                     let value = fa.value(i).unwrap();
                     match packing {

@@ -126,11 +126,7 @@ impl Ultra {
             indices: scores
                 .iter()
                 .map(|s| {
-                    let index = SectorIndex::of(
-                        board,
-                        s.sector.us_board as usize,
-                        s.sector.them_board as usize,
-                    );
+                    let index = SectorIndex::of_sector(board, s.sector);
                     (s.sector, index)
                 })
                 .collect(),

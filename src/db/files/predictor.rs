@@ -137,11 +137,7 @@ impl<'a> Predicting<'a> {
     pub(crate) fn new(variant: &'a Variant, sector: SectorKey, model: Model) -> Predicting<'a> {
         Predicting {
             variant,
-            index: SectorIndex::of(
-                variant.board,
-                sector.us_board as usize,
-                sector.them_board as usize,
-            ),
+            index: SectorIndex::of_sector(variant.board, sector),
             model,
             us_hand: sector.us_hand,
             them_hand: sector.them_hand,
