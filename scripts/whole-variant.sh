@@ -34,8 +34,11 @@ packed="$dbs/$variant"
 wdl="$dbs/$variant-wdl"
 cargo build --release --quiet
 # A copy: rebuilding the checkout while this runs must not change it.
+# Renamed into place: a copy over a binary a killed start left running
+# would fail ("Text file busy").
 morris="$dbs/$variant.morris"
-cp target/release/morris "$morris"
+cp target/release/morris "$morris.new"
+mv -f "$morris.new" "$morris"
 step() { echo "== $(date -u +%FT%TZ) $*"; }
 
 step "solve --all into $raw, packed as it goes into $packed and $wdl"

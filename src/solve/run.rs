@@ -255,15 +255,7 @@ pub fn solve(
         let solved = solve_one_unit(variant, unit, &tablebase, &|e| {
             on_event(SolveEvent::Unit(e))
         })?;
-        for sector in &solved {
-            if !tablebase.has_sector(sector.sector) {
-                let marks = match tablebase.marks_draws() {
-                    true => marks::marks(&tablebase, sector)?,
-                    false => Vec::new(),
-                };
-                write(&tablebase, variant, sector, &marks)?;
-            }
-        }
+        write_unit(&tablebase, variant, &solved, on_event)?;
         let elapsed = unit_start.elapsed();
         // The folders' peak: the unit's new files beside every raw file it
         // read, before packing removes any (what the disk forecast counts).
@@ -709,6 +701,29 @@ fn write(
     )?;
     tablebase.forget(sector.sector);
     store_index(tablebase, sector.sector)?;
+    Ok(())
+}
+
+/// Writes a solved unit's files, those of its sectors that a run killed
+/// while it wrote them left behind checked whole like a solved unit's (and
+/// their indices stored where that run did not get to them).
+fn write_unit(
+    tablebase: &Tablebase,
+    variant: &'static Variant,
+    solved: &[SolvedSector],
+    on_event: &(dyn Fn(SolveEvent) + Sync),
+) -> Result<(), SolveError> {
+    for sector in solved {
+        if tablebase.has_sector(sector.sector) {
+            check_done_sector(tablebase, None, sector.sector, on_event)?;
+            continue;
+        }
+        let marks = match tablebase.marks_draws() {
+            true => marks::marks(tablebase, sector)?,
+            false => Vec::new(),
+        };
+        write(tablebase, variant, sector, &marks)?;
+    }
     Ok(())
 }
 

@@ -195,3 +195,44 @@ fn a_run_log_over_its_resumes_is_summed_up() {
         "{text}"
     );
 }
+
+/// A unit whose files a killed run wrote only in part (one sector's file,
+/// not its stored index, not the other sector's): the solve run again
+/// writes what is missing, and the folder is a whole solve's.
+#[test]
+fn a_unit_written_in_part_is_completed() {
+    let six = Variant::by_name("six").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, part) = (dir.path().join("whole"), dir.path().join("part"));
+    let sectors = || Selection::Sectors(vec![SectorKey::movement(3, 4)]);
+    solve_into(&whole, six, sectors());
+    solve_into(&part, six, sectors());
+    std::fs::remove_file(part.join(file_name(SectorKey::movement(4, 3)))).unwrap();
+    let index = part.join(morris::db::index_file_name(3, 4));
+    std::fs::remove_file(&index).unwrap();
+    solve_into(&part, six, sectors());
+    assert!(index.is_file(), "{} not written", index.display());
+    same_sector_files(&whole, &part);
+    for name in ["index-3-4.idx", "index-4-3.idx"] {
+        let read = |d: &std::path::Path| std::fs::read(d.join(name)).unwrap();
+        assert_eq!(read(&whole), read(&part), "{name}");
+    }
+    // The file left behind damaged: the solve stops, naming it.
+    std::fs::remove_file(part.join(file_name(SectorKey::movement(4, 3)))).unwrap();
+    let left = part.join(file_name(SectorKey::movement(3, 4)));
+    let mut bytes = std::fs::read(&left).unwrap();
+    *bytes.last_mut().unwrap() ^= 0x10;
+    std::fs::write(&left, bytes).unwrap();
+    let options = morris::SolveOptions::new(&part, six, sectors());
+    let err = morris::solve(&options, &|_| {}).unwrap_err();
+    let mut said = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(e) = source {
+        said += &format!(": {e}");
+        source = e.source();
+    }
+    assert!(
+        said.contains("sector 3-4 cannot be read") && said.contains(&left.display().to_string()),
+        "{said}"
+    );
+}
