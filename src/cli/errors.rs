@@ -181,6 +181,10 @@ pub fn hint(err: &anyhow::Error) -> Option<String> {
         ));
     }
     Some(match probe? {
+        ProbeError::UnreachableSector { variant, .. } => format!(
+            "`morris --variant {} sectors --all` lists the sectors a game reaches",
+            variant.name
+        ),
         ProbeError::MissingSector {
             sector,
             dir,

@@ -217,6 +217,16 @@ pub enum ProbeError {
         /// The folder holds packed files, which `solve` does not write.
         packed: bool,
     },
+    /// A position no game reaches: its men in hand do not fit the men on
+    /// the board (no solve builds its sector).
+    #[error(
+        "no game of {} reaches this position's sector {sector}: the men in hand do not fit the men on the board",
+        variant.label()
+    )]
+    UnreachableSector {
+        sector: SectorKey,
+        variant: &'static Variant,
+    },
     #[error("{} holds a database of {found}, not of {wanted}", dir.display())]
     WrongVariant {
         dir: PathBuf,
@@ -277,9 +287,9 @@ impl ProbeError {
     /// The kind of failure (see [`ErrorKind`]).
     pub fn kind(&self) -> ErrorKind {
         match self {
-            ProbeError::InvalidPosition(_) | ProbeError::CounterPastRule { .. } => {
-                ErrorKind::BadInput
-            }
+            ProbeError::InvalidPosition(_)
+            | ProbeError::UnreachableSector { .. }
+            | ProbeError::CounterPastRule { .. } => ErrorKind::BadInput,
             ProbeError::MissingSector { .. }
             | ProbeError::WrongVariant { .. }
             | ProbeError::NotADatabase { .. }

@@ -65,12 +65,13 @@ impl SectorKey {
         self.us_board as u32 + self.them_board as u32
     }
 
+    // Saturating: a sector read from text may hold any counts (4+255-3).
     fn us_total(self) -> u8 {
-        self.us_board + self.us_hand
+        self.us_board.saturating_add(self.us_hand)
     }
 
     fn them_total(self) -> u8 {
-        self.them_board + self.them_hand
+        self.them_board.saturating_add(self.them_hand)
     }
 
     /// True when positions of this sector can occur in a game of `variant`:

@@ -303,6 +303,8 @@ fn every_kind_of_error_has_its_status() {
         .to_string_lossy()
         .into_owned();
     let three_three = query("WBW/.../.../W...../.../.../BB. w 0 0");
+    let two_men = query("WWW/.../.../....../.../.../B.B b 0 0");
+    let out_of_step = query("WWW/.../..../.../BBB w 3 0");
     let long = "x".repeat(5000);
     let cases: Vec<(String, u16, &str)> = vec![
         ("/api/probe?position=nonsense".into(), 400, "bad_input"),
@@ -313,6 +315,20 @@ fn every_kind_of_error_has_its_status() {
             "bad_input",
         ),
         ("/api/stats/9-9".into(), 400, "bad_input"),
+        // Counts whose sum is over 255: no sector, not a missing one.
+        ("/api/stats/4+255-3".into(), 400, "bad_input"),
+        // Men in hand that no game leaves: no sector to build.
+        (
+            format!("/api/probe?db=six&position={out_of_step}"),
+            400,
+            "bad_input",
+        ),
+        // A side with two men: the game is over, in no sector.
+        (
+            format!("/api/stats?db=std&position={two_men}"),
+            400,
+            "bad_input",
+        ),
         (format!("/api/probe?position={long}"), 414, "bad_input"),
         (
             "/api/probe?db=std&position=start".into(),

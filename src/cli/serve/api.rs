@@ -322,13 +322,26 @@ async fn stats(
 ) -> Result<Json<Json_>, ApiError> {
     let asked = asked(query)?;
     let folder = state.folder(asked.db.as_deref())?;
-    let position = asked.position.clone();
+    let variant = folder.tablebase.variant();
+    let sector = match &asked.position {
+        Some(text) => {
+            let sector = SectorKey::of(&parse_position_at(variant, text)?.0);
+            // A side below three men: the game is over, and no sector (no
+            // file) holds the position.
+            if !sector.is_valid(variant) {
+                return Err(ApiError::bad_input(format!(
+                    "the game is over in this position: it lies in no sector of {} (a side has fewer than 3 men)",
+                    variant.label()
+                )));
+            }
+            Some(sector)
+        }
+        None => None,
+    };
     let body = state
         .probe(move || {
-            if let Some(text) = position {
-                let (pos, _) = parse_position_at(folder.tablebase.variant(), &text)?;
-                let stats = folder.sector_stats(SectorKey::of(&pos))?;
-                return Ok(stats_json(&folder, &stats));
+            if let Some(sector) = sector {
+                return Ok(stats_json(&folder, &folder.sector_stats(sector)?));
             }
             let mut all = Vec::new();
             for sector in sector_files(folder.tablebase.dir())? {

@@ -173,7 +173,7 @@ impl Tablebase {
             moves.push(play);
             let mill = self.variant().board.closes_mill(child.them(), play.to);
             pos = child;
-            counter = if mill { 0 } else { counter + 1 };
+            counter = if mill { 0 } else { counter.saturating_add(1) };
         };
         Ok(Line { moves, end })
     }

@@ -369,6 +369,14 @@ impl Tablebase {
     }
 
     fn missing(&self, sector: SectorKey) -> ProbeError {
+        // Nothing builds a sector no game reaches (men in hand out of step
+        // with those on the board): not a missing one.
+        if !SectorGraph::reachable(self.variant).contains(sector) {
+            return ProbeError::UnreachableSector {
+                sector,
+                variant: self.variant,
+            };
+        }
         ProbeError::MissingSector {
             sector,
             dir: self.dir.clone(),
