@@ -342,12 +342,8 @@ impl Tablebase {
     /// How big a job building `sector` is: it and the sectors it needs that
     /// the folder lacks.
     pub fn job_size(&self, sector: SectorKey) -> JobSize {
-        // Read once: a caller probing a partial folder meets this at every
-        // probe of a missing sector.
-        let graph = self
-            .sector_graph
-            .get_or_init(|| SectorGraph::reachable(self.variant));
-        let missing: Vec<SectorKey> = graph
+        let missing: Vec<SectorKey> = self
+            .sector_graph()
             .needed_by(&[sector])
             .into_iter()
             .filter(|s| !self.path(*s).is_file())
@@ -368,10 +364,17 @@ impl Tablebase {
         }
     }
 
+    /// The variant's reachable sectors. Built once: a caller probing a
+    /// partial folder meets them at every probe of a missing sector.
+    fn sector_graph(&self) -> &SectorGraph {
+        self.sector_graph
+            .get_or_init(|| SectorGraph::reachable(self.variant))
+    }
+
     fn missing(&self, sector: SectorKey) -> ProbeError {
         // Nothing builds a sector no game reaches (men in hand out of step
         // with those on the board): not a missing one.
-        if !SectorGraph::reachable(self.variant).contains(sector) {
+        if !self.sector_graph().contains(sector) {
             return ProbeError::UnreachableSector {
                 sector,
                 variant: self.variant,

@@ -570,9 +570,8 @@ mod tests {
         );
     }
 
-    /// The bytes of a grammar counted in a sample, pinned: its sequence is
-    /// rewritten block by block through every pass at the end, which must
-    /// code exactly what a rewrite of the whole sequence each pass did.
+    /// The bytes of a grammar counted in a sample, pinned: a change to how
+    /// the sequence is rewritten must code exactly what it codes now.
     #[test]
     fn the_sampled_coded_bytes_stay_the_same() {
         let pinned = [

@@ -11,9 +11,6 @@ const MIN_PAIR_COUNT: u32 = 24;
 /// The most rules one pass adds: 8 made the codes 1.5% smaller for six
 /// times the build (see docs/PERFORMANCE.md).
 const PAIRS_PER_PASS: usize = 64;
-/// About how many symbols of whole blocks are rewritten at once, through
-/// every pass given (128 KiB, within a core's L2 cache).
-const STRETCH_SYMBOLS: usize = 1 << 16;
 /// A symbol of the sequence that begins a block (the flag bit of a u16
 /// whose low 12 bits are the symbol).
 pub(super) const BLOCK_START: u16 = 1 << 15;
@@ -25,10 +22,6 @@ pub(super) const BLOCK_START: u16 = 1 << 15;
 /// where it is longer), then replaces the most frequent ones, left to
 /// right. Pieces of blocks are counted and rewritten in parallel; no pair
 /// spans two blocks, so the result is the same on any number of threads.
-/// Where a sample is counted, `seq` itself is rewritten once at the end, a
-/// few blocks at a time through every pass while they are in the cache:
-/// the same symbols as pass by pass, without reading all of `seq` from
-/// memory each pass.
 pub(super) fn add_pairs(
     seq: &mut Vec<u16>,
     lens: &mut Vec<u32>,
@@ -37,15 +30,13 @@ pub(super) fn add_pairs(
 ) -> Vec<[u16; 2]> {
     let mut pairs = Vec::new();
     let mut chosen_pairs = ChosenPairs::default();
-    // Each pass's pairs, where `seq` is rewritten at the end.
-    let mut passes: Vec<ChosenPairs> = Vec::new();
     // One table of counts per piece, made once: a table made and freed
     // each pass cost a third of the time in page faults.
     let mut tables: Vec<Vec<u32>> = Vec::new();
     // The pairs of a long sequence are counted in a sample of its blocks,
-    // rewritten pass by pass (the sequence itself at the end); a pair seen
-    // there is worth a rule at the count that stands for `MIN_PAIR_COUNT`
-    // in all, or at 2 (a sample of one block in more than 12 asks more).
+    // rewritten pass by pass as the sequence is; a pair seen there is
+    // worth a rule at the count that stands for `MIN_PAIR_COUNT` in all,
+    // or at 2 (a sample of one block in more than 12 asks more).
     let (mut sample, min_count) = match sampled_blocks(seq, counted) {
         Some((sample, every)) => (Some(sample), MIN_PAIR_COUNT.div_ceil(every).max(2)),
         None => (None, MIN_PAIR_COUNT),
@@ -88,16 +79,10 @@ pub(super) fn add_pairs(
             pairs.push([a as u16, b as u16]);
             lens.push(lens[a] + lens[b]);
         }
-        match &mut sample {
-            Some(sample) => {
-                replace_pairs(sample, &pieces(sample), std::slice::from_ref(&chosen_pairs));
-                passes.push(std::mem::take(&mut chosen_pairs));
-            }
-            None => replace_pairs(seq, &pieces(seq), std::slice::from_ref(&chosen_pairs)),
+        if let Some(sample) = &mut sample {
+            replace_pairs(sample, &pieces(sample), &chosen_pairs);
         }
-    }
-    if !passes.is_empty() {
-        replace_pairs(seq, &pieces(seq), &passes);
+        replace_pairs(seq, &pieces(seq), &chosen_pairs);
     }
     pairs
 }
@@ -160,9 +145,8 @@ fn count_pairs(seq: &[u16], bounds: &[usize], symbols: usize, tables: &mut [Vec<
 }
 
 /// The pairs one pass adds, each with its symbol, looked up by a row per
-/// left symbol: at most 520 KiB a pass, where a table of every pair (32
-/// MiB) made the rewriting wait on memory. The rows the passes use most
-/// (the frequent left symbols) stay in the cache.
+/// left symbol: a few hundred kilobytes that stay in the cache, where a
+/// table of every pair (32 MiB) made the rewriting wait on memory.
 #[derive(Default)]
 struct ChosenPairs {
     /// Per symbol, the row of the pairs it is the left of (0: none).
@@ -200,9 +184,9 @@ impl ChosenPairs {
     }
 }
 
-/// Rewrites each piece of `seq` through every pass of `passes` in turn (a
-/// stretch of whole blocks at a time), then closes the gaps.
-fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], passes: &[ChosenPairs]) {
+/// Replaces, left to right within each piece, each pair that has a symbol
+/// in `chosen`, then closes the gaps.
+fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], chosen: &ChosenPairs) {
     let mut slices = Vec::with_capacity(bounds.len());
     let mut rest: &mut [u16] = seq;
     for w in bounds.windows(2) {
@@ -212,23 +196,7 @@ fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], passes: &[ChosenPairs]) {
     }
     let kept: Vec<usize> = slices
         .into_par_iter()
-        .map(|piece| {
-            let (mut start, mut write) = (0, 0);
-            while start < piece.len() {
-                let mut end = (start + STRETCH_SYMBOLS).min(piece.len());
-                while end < piece.len() && piece[end] & BLOCK_START == 0 {
-                    end += 1;
-                }
-                let mut len = end - start;
-                for chosen in passes {
-                    len = replace_in(&mut piece[start..start + len], chosen);
-                }
-                piece.copy_within(start..start + len, write);
-                write += len;
-                start = end;
-            }
-            write
-        })
+        .map(|piece| replace_in(piece, chosen))
         .collect();
     let mut write = 0;
     for (w, kept) in bounds.windows(2).zip(kept) {
@@ -239,7 +207,8 @@ fn replace_pairs(seq: &mut Vec<u16>, bounds: &[usize], passes: &[ChosenPairs]) {
 }
 
 /// Replaces, left to right, each pair of `stretch` (whole blocks) that has
-/// a symbol in `chosen`, moving the rest down: the new length.
+/// a symbol in `chosen`, moving the rest down: the new length. One branch a
+/// symbol, on whether its pair is replaced (see [`ChosenPairs::symbol`]).
 fn replace_in(stretch: &mut [u16], chosen: &ChosenPairs) -> usize {
     let (mut read, mut write) = (0, 0);
     while read + 1 < stretch.len() {
