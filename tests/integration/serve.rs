@@ -1,12 +1,14 @@
 //! `morris serve` through HTTP: a server on a free local port, asked with a
 //! plain HTTP/1.1 client; its answers against the library's, every kind of
-//! error with its status, and a burst beyond its places.
+//! error with its status, a burst beyond its places, and clients that hold
+//! a connection without sending a request.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
 
 use morris::db::Tablebase;
 use morris::solve::Selection;
@@ -417,4 +419,50 @@ fn a_burst_beyond_the_places_is_refused_and_the_server_goes_on() {
     assert!(ok >= 4 && refused >= 8, "{beyond:?}");
     let (status, body) = server.get("/api/probe?position=start");
     assert_eq!(status, 200, "{body}");
+}
+
+/// Reads until the server closes `stream` (or `limit` passes): how long it took.
+fn closed_within(stream: &mut TcpStream, limit: Duration) -> Duration {
+    let start = Instant::now();
+    stream.set_read_timeout(Some(limit)).unwrap();
+    let mut unread = Vec::new();
+    match stream.read_to_end(&mut unread) {
+        Ok(_) => start.elapsed(),
+        Err(e) => panic!("the server kept the connection open past {limit:?}: {e}"),
+    }
+}
+
+#[test]
+fn clients_that_send_no_request_give_their_places_back() {
+    let dir = folders();
+    let server = Server::start(
+        &[&dir.join("six")],
+        &["--max-connections", "2", "--idle-timeout", "1"],
+    );
+    // Every place taken: one client silent, one trickling a request head.
+    let mut silent = TcpStream::connect(&server.addr).unwrap();
+    let mut trickling = TcpStream::connect(&server.addr).unwrap();
+    trickling.write_all(b"GET /api/meta HT").unwrap();
+    let waited = closed_within(&mut silent, Duration::from_secs(20));
+    assert!(
+        waited >= Duration::from_millis(500),
+        "closed after {waited:?}"
+    );
+    closed_within(&mut trickling, Duration::from_secs(20));
+    // Their places are free again.
+    let mut asking = TcpStream::connect(&server.addr).unwrap();
+    asking
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        asking,
+        "GET /api/meta HTTP/1.1\r\nHost: {}\r\n\r\n",
+        server.addr
+    )
+    .unwrap();
+    let mut head = [0u8; 12];
+    asking.read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    // Kept alive after its answer, an idle connection is closed too.
+    closed_within(&mut asking, Duration::from_secs(20));
 }

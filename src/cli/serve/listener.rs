@@ -1,94 +1,74 @@
-//! A listener that holds at most so many connections open: one more is
+//! The server's connections: at most so many open at once (one more is
 //! accepted only when one has closed, so a flood of clients waits in the
-//! kernel's backlog instead of growing the server without bound.
+//! kernel's backlog instead of growing the server without bound), and each
+//! closed when it sends no request head for a while (so clients that
+//! connect and say nothing, or trickle a head byte by byte, cannot hold
+//! every place).
+//!
+//! `axum::serve` does neither: it gives hyper no timer, and hyper's limit on
+//! reading a request's head needs one. Hence this loop, on hyper directly.
 
-use std::io;
-use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
-pub struct Capped {
-    inner: TcpListener,
-    open: Arc<Semaphore>,
+/// How the connections are held.
+pub struct ConnectionLimits {
+    /// Open connections at most.
+    pub max_connections: usize,
+    /// How long a connection may take to send a request's head, counted
+    /// from when the server waits for one: from the connection's start, and
+    /// after each answer on a connection kept alive. Then it is closed.
+    pub head_timeout: Duration,
 }
 
-impl Capped {
-    pub fn new(inner: TcpListener, max_connections: usize) -> Capped {
-        Capped {
-            inner,
-            open: Arc::new(Semaphore::new(max_connections.max(1))),
-        }
-    }
-}
-
-/// A connection that gives its place back when it closes.
-pub struct Counted {
-    stream: TcpStream,
-    _place: OwnedSemaphorePermit,
-}
-
-impl axum::serve::Listener for Capped {
-    type Io = Counted;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Counted, SocketAddr) {
-        let place = Arc::clone(&self.open)
-            .acquire_owned()
-            .await
-            .expect("the semaphore is never closed");
-        loop {
-            match self.inner.accept().await {
-                Ok((stream, addr)) => {
-                    let _ = stream.set_nodelay(true);
-                    return (
-                        Counted {
-                            stream,
-                            _place: place,
-                        },
-                        addr,
-                    );
-                }
-                // Out of file descriptors and the like: wait, do not spin.
-                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+/// Serves `app` on `listener` until `stop` is ready; then accepts no more,
+/// lets each connection finish the request it is in, and returns.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: &ConnectionLimits,
+    stop: impl Future<Output = ()>,
+) {
+    let places = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.head_timeout);
+    let open = GracefulShutdown::new();
+    tokio::pin!(stop);
+    loop {
+        let place = tokio::select! {
+            place = Arc::clone(&places).acquire_owned() => {
+                place.expect("the semaphore is never closed")
             }
-        }
+            () = &mut stop => break,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors and the like: wait, do not spin.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let connection =
+            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
+        let connection = open.watch(connection);
+        tokio::spawn(async move {
+            // A client that goes away or times out is no error of ours.
+            let _ = connection.await;
+            drop(place);
+        });
     }
-
-    fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.local_addr()
-    }
-}
-
-impl AsyncRead for Counted {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Counted {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
-    }
+    open.shutdown().await;
 }

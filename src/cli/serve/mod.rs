@@ -5,7 +5,8 @@
 //! What keeps it safe under load: every probe runs on a bounded pool of
 //! blocking threads, so a slow disk never stalls the listener; a probe
 //! waits for one of `threads + queue` places or is refused with 503 at
-//! once; connections are capped (`listener`); queries are capped in size;
+//! once; connections are capped, and closed when they send no request for
+//! `--idle-timeout` seconds (`listener`); queries are capped in size;
 //! and a request names a folder only by the name the server gave it, never
 //! by a path.
 
@@ -35,6 +36,8 @@ pub struct ServeOptions {
     pub queue: usize,
     /// Open connections at most; more wait in the kernel's backlog.
     pub max_connections: usize,
+    /// A connection that sends no request head for this long is closed.
+    pub idle_timeout: Duration,
     /// For tests only: every probe first sleeps this long, so that a burst
     /// fills the pool and its queue.
     pub slow_probes: Option<Duration>,
@@ -106,6 +109,11 @@ pub struct ServeArgs {
     /// Open connections at most; more wait to be accepted.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_connections: u32,
+    /// Seconds a connection may take to send a request's head, from when
+    /// it opens or from the last answer on it, before it is closed: idle
+    /// and slow clients give their place back.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub idle_timeout: u64,
     /// For tests: every probe first sleeps this many milliseconds.
     #[arg(long, hide = true)]
     pub slow_probes_ms: Option<u64>,
@@ -119,6 +127,7 @@ pub fn serve_folders(out: &mut dyn Write, args: &ServeArgs, rules: Rules) -> Res
         threads: super::set_threads(args.threads)?,
         queue: args.queue as usize,
         max_connections: args.max_connections as usize,
+        idle_timeout: Duration::from_secs(args.idle_timeout),
         slow_probes: args.slow_probes_ms.map(Duration::from_millis),
     };
     let mut opened = Vec::new();
@@ -186,11 +195,12 @@ fn serve(out: &mut dyn Write, folders: Vec<Served>, options: &ServeOptions) -> R
             names.join(", ")
         )?;
         out.flush()?;
-        let listener = listener::Capped::new(listener, options.max_connections);
-        axum::serve(listener, api::router(state))
-            .with_graceful_shutdown(stopped())
-            .await
-            .context("the server stopped")
+        let limits = listener::ConnectionLimits {
+            max_connections: options.max_connections,
+            head_timeout: options.idle_timeout,
+        };
+        listener::serve(listener, api::router(state), &limits, stopped()).await;
+        Ok(())
     })
 }
 
