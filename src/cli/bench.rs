@@ -15,7 +15,7 @@ use morris::db::{JobSize, file_name, sector_files};
 use morris::index::{SectorGraph, SectorIndex, SectorKey};
 use morris::system::{cpu_name, peak_resident_memory};
 use morris::verify::{Check, verify_sector};
-use morris::{Bitboard, Position, Selection, SolveOptions, Tablebase, Variant, solve};
+use morris::{Bitboard, Position, Ranking, Selection, SolveOptions, Tablebase, Variant, solve};
 
 pub fn bench(
     out: &mut dyn Write,
@@ -523,38 +523,60 @@ pub fn bench_probe(out: &mut dyn Write, tablebase: &Tablebase) -> Result<()> {
 /// How many answers with their moves `bench --probe` times at most.
 const ANSWERS_TIMED: usize = 2000;
 
-/// The time of one answer with every move, its value and its replies and
-/// errors (what `probe` prints for a position, the page shows), one thread,
-/// files warm: over the first of `samples`, for [`SECONDS_PER_PASS`] at most.
+/// The time of an answer, one thread, files warm, over the first of
+/// `samples` for [`SECONDS_PER_PASS`] at most each: every move with its value
+/// (a probe of a position with its moves), then with the opponent's replies
+/// and errors after each too (what `probe` prints for a position, the page
+/// shows).
 fn write_answer_times(
     out: &mut dyn Write,
     tablebase: &Tablebase,
     samples: &[Position],
 ) -> Result<()> {
+    let moves_only = |p: &Position| tablebase.ranked_moves(p, 0, Ranking::Best).map(drop);
+    let whole = |p: &Position| tablebase.answer(p, 0).map(drop);
+    for (label, answer) in [
+        (
+            "every move and its value",
+            &moves_only as &dyn Fn(&Position) -> _,
+        ),
+        ("every move, its value, replies and errors (probe)", &whole),
+    ] {
+        let times = answer_times(samples, answer)?;
+        let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
+        let at = |q: f64| {
+            times
+                .get((q * times.len() as f64) as usize)
+                .copied()
+                .unwrap_or(0.0)
+        };
+        writeln!(
+            out,
+            "  answer with {label}: {mean:.3} ms a position on one thread (median {:.3}, 99% under {:.3}; {} positions)",
+            at(0.5),
+            at(0.99),
+            times.len()
+        )?;
+    }
+    Ok(())
+}
+
+/// The milliseconds of `answer` for each of the first [`ANSWERS_TIMED`] of
+/// `samples` (fewer when [`SECONDS_PER_PASS`] runs out), sorted.
+fn answer_times(
+    samples: &[Position],
+    answer: &dyn Fn(&Position) -> Result<(), morris::ProbeError>,
+) -> Result<Vec<f64>> {
     let mut times = Vec::new();
     let started = Instant::now();
     for p in samples.iter().take(ANSWERS_TIMED) {
         let one = Instant::now();
-        tablebase.answer(p, 0)?;
+        answer(p)?;
         times.push(one.elapsed().as_secs_f64() * 1e3);
         if started.elapsed().as_secs_f64() > SECONDS_PER_PASS {
             break;
         }
     }
-    let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
     times.sort_by(f64::total_cmp);
-    let at = |q: f64| {
-        times
-            .get((q * times.len() as f64) as usize)
-            .copied()
-            .unwrap_or(0.0)
-    };
-    writeln!(
-        out,
-        "  answer with every move, its replies and errors (probe): {mean:.3} ms a position on one thread (median {:.3}, 99% under {:.3}; {} positions)",
-        at(0.5),
-        at(0.99),
-        times.len()
-    )?;
-    Ok(())
+    Ok(times)
 }

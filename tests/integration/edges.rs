@@ -405,7 +405,8 @@ fn benches_refuse_runaways_clean_up_and_speak_at_once() {
         out.contains("positions per pass")
             && out.contains("probes/s")
             && out.contains("bits per position")
-            && out.contains("answer with every move")
+            && out.contains("answer with every move and its value:")
+            && out.contains("answer with every move, its value, replies and errors")
             && out.contains("ms a position on one thread"),
         "{out}"
     );
