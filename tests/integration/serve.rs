@@ -358,6 +358,12 @@ fn every_kind_of_error_has_its_status() {
             "{path}: {body}"
         );
         assert!(body["error"].as_str().is_some_and(|e| !e.is_empty()));
+        // Folders are named as requests name them, never by their paths.
+        let text = body.to_string();
+        for served in [dir, damaged.path()] {
+            let path = served.display().to_string();
+            assert!(!text.contains(&path), "{path}: {text}");
+        }
     }
     // A request with a body is refused before it is read; another method
     // is refused too, both in JSON.
@@ -375,7 +381,7 @@ fn every_kind_of_error_has_its_status() {
     let (_, body) = server.get("/api/probe?db=std&position=start");
     let hint = body["hint"].as_str().unwrap();
     assert!(
-        hint.contains("morris solve") && hint.contains("0+9-0+9"),
+        hint.contains("morris solve") && hint.contains("0+9-0+9") && hint.contains("'std'"),
         "{hint}"
     );
     // The server still answers.

@@ -90,6 +90,16 @@ impl ApiError {
         }
     }
 
+    /// The error with `folder`'s path written as its served name: an answer
+    /// names a folder as requests do, never by where it lies on the server.
+    fn naming(mut self, folder: &Served) -> ApiError {
+        let dir = folder.tablebase.dir().display().to_string();
+        let name = format!("'{}'", folder.name);
+        self.error = self.error.replace(&dir, &name);
+        self.hint = self.hint.map(|hint| hint.replace(&dir, &name));
+        self
+    }
+
     /// Every place for a probe is taken: come back later.
     fn over_capacity() -> ApiError {
         ApiError {
@@ -276,13 +286,15 @@ async fn answered(
     let asked = asked(query)?;
     let folder = state.folder(asked.db.as_deref())?;
     let text = position_of(&asked)?;
+    let served = Arc::clone(&folder);
     let answer = state
         .probe(move || {
-            let tablebase = &folder.tablebase;
+            let tablebase = &served.tablebase;
             let (pos, counter) = parse_position_at(tablebase.variant(), &text)?;
             answer(tablebase, &pos, counter)
         })
-        .await?;
+        .await
+        .map_err(|e| e.naming(&folder))?;
     Ok(Json(answer))
 }
 
@@ -338,18 +350,20 @@ async fn stats(
         }
         None => None,
     };
+    let served = Arc::clone(&folder);
     let body = state
         .probe(move || {
             if let Some(sector) = sector {
-                return Ok(stats_json(&folder, &folder.sector_stats(sector)?));
+                return Ok(stats_json(&served, &served.sector_stats(sector)?));
             }
             let mut all = Vec::new();
-            for sector in sector_files(folder.tablebase.dir())? {
-                all.push(stats_json(&folder, &folder.sector_stats(sector)?));
+            for sector in sector_files(served.tablebase.dir())? {
+                all.push(stats_json(&served, &served.sector_stats(sector)?));
             }
             Ok(Json_::Array(all))
         })
-        .await?;
+        .await
+        .map_err(|e| e.naming(&folder))?;
     Ok(Json(body))
 }
 
@@ -374,9 +388,11 @@ async fn sector_stats(
                 variant.label()
             ))
         })?;
+    let served = Arc::clone(&folder);
     let body = state
-        .probe(move || Ok(stats_json(&folder, &folder.sector_stats(key)?)))
-        .await?;
+        .probe(move || Ok(stats_json(&served, &served.sector_stats(key)?)))
+        .await
+        .map_err(|e| e.naming(&folder))?;
     Ok(Json(body))
 }
 
@@ -392,7 +408,7 @@ async fn meta(
     let variant = tablebase.variant();
     let board = variant.board;
     let sectors: Vec<String> = sector_files(tablebase.dir())
-        .map_err(|e| ApiError::from(anyhow::Error::from(e)))?
+        .map_err(|e| ApiError::from(anyhow::Error::from(e)).naming(&folder))?
         .iter()
         .map(ToString::to_string)
         .collect();
