@@ -12,8 +12,8 @@
 //! - the two-bit codes (`pack --plain --wdl`): free where a mill wins (any
 //!   code) or a mill draws a drawn position (loss or draw);
 //! - the loss bits (`pack --wdl`, a one-ply search finds wins and draws):
-//!   free where a mill wins (the probe then finds that win among the mills
-//!   before it trusts a stored loss).
+//!   free where a mill wins or draws (the probe then finds that the
+//!   position is not lost among the mills before it trusts a stored loss).
 //!
 //! It also counts the mill-closing moves a probe would value. A
 //! measurement for docs/PERFORMANCE.md, not part of the format:
@@ -77,17 +77,23 @@ fn main() {
                 });
                 let code = wdl.code();
                 let previous = |codes: &Vec<u8>| codes.last().copied().unwrap_or(code);
-                let (free_code, free_bit) = match best_mill {
+                let free_code = match best_mill {
                     Some(Wdl::Win) => {
                         mill_wins += 1;
-                        (previous(&two_bit_free), previous(&loss_bits_free))
+                        previous(&two_bit_free)
                     }
                     Some(Wdl::Draw) if wdl == Wdl::Draw => {
                         mill_draws += 1;
-                        // A loss or a draw; the loss bit must say "not lost".
-                        (previous(&two_bit_free).min(code), 0)
+                        // A loss or a draw.
+                        previous(&two_bit_free).min(code)
                     }
-                    _ => (code, u8::from(wdl == Wdl::Loss)),
+                    _ => code,
+                };
+                // A mill that does not lose shows the position is not lost
+                // (its search then tells a win from a draw), whatever the bit.
+                let free_bit = match best_mill {
+                    Some(Wdl::Win | Wdl::Draw) => previous(&loss_bits_free),
+                    _ => u8::from(wdl == Wdl::Loss),
                 };
                 frees.push(match best_mill {
                     Some(Wdl::Win) => 2,

@@ -90,16 +90,6 @@ impl ApiError {
         }
     }
 
-    /// The error with `folder`'s path written as its served name: an answer
-    /// names a folder as requests do, never by where it lies on the server.
-    fn naming(mut self, folder: &Served) -> ApiError {
-        let dir = folder.tablebase.dir().display().to_string();
-        let name = format!("'{}'", folder.name);
-        self.error = self.error.replace(&dir, &name);
-        self.hint = self.hint.map(|hint| hint.replace(&dir, &name));
-        self
-    }
-
     /// Every place for a probe is taken: come back later.
     fn over_capacity() -> ApiError {
         ApiError {
@@ -184,6 +174,31 @@ struct Asked {
 }
 
 impl ServerState {
+    /// `error` with the path of every served folder written as its served
+    /// name: an answer names a folder as requests do, never by where it lies
+    /// on the server. (The folders are opened by their canonical paths, so
+    /// no relative path such as `db` can match inside other words; the
+    /// longest path goes first, so that `/d/six` does not match inside
+    /// `/d/six-20`.)
+    fn naming_folders(&self, mut error: ApiError) -> ApiError {
+        let mut folders: Vec<(String, String)> = self
+            .folders
+            .iter()
+            .map(|f| {
+                (
+                    f.tablebase.dir().display().to_string(),
+                    format!("'{}'", f.name),
+                )
+            })
+            .collect();
+        folders.sort_by_key(|(dir, _)| std::cmp::Reverse(dir.len()));
+        for (dir, name) in &folders {
+            error.error = error.error.replace(dir, name);
+            error.hint = error.hint.map(|hint| hint.replace(dir, name));
+        }
+        error
+    }
+
     fn folder(&self, name: Option<&str>) -> Result<Arc<Served>, ApiError> {
         let Some(name) = name else {
             return Ok(Arc::clone(&self.folders[0]));
@@ -286,15 +301,14 @@ async fn answered(
     let asked = asked(query)?;
     let folder = state.folder(asked.db.as_deref())?;
     let text = position_of(&asked)?;
-    let served = Arc::clone(&folder);
     let answer = state
         .probe(move || {
-            let tablebase = &served.tablebase;
+            let tablebase = &folder.tablebase;
             let (pos, counter) = parse_position_at(tablebase.variant(), &text)?;
             answer(tablebase, &pos, counter)
         })
         .await
-        .map_err(|e| e.naming(&folder))?;
+        .map_err(|e| state.naming_folders(e))?;
     Ok(Json(answer))
 }
 
@@ -350,20 +364,19 @@ async fn stats(
         }
         None => None,
     };
-    let served = Arc::clone(&folder);
     let body = state
         .probe(move || {
             if let Some(sector) = sector {
-                return Ok(stats_json(&served, &served.sector_stats(sector)?));
+                return Ok(stats_json(&folder, &folder.sector_stats(sector)?));
             }
             let mut all = Vec::new();
-            for sector in sector_files(served.tablebase.dir())? {
-                all.push(stats_json(&served, &served.sector_stats(sector)?));
+            for sector in sector_files(folder.tablebase.dir())? {
+                all.push(stats_json(&folder, &folder.sector_stats(sector)?));
             }
             Ok(Json_::Array(all))
         })
         .await
-        .map_err(|e| e.naming(&folder))?;
+        .map_err(|e| state.naming_folders(e))?;
     Ok(Json(body))
 }
 
@@ -388,11 +401,10 @@ async fn sector_stats(
                 variant.label()
             ))
         })?;
-    let served = Arc::clone(&folder);
     let body = state
-        .probe(move || Ok(stats_json(&served, &served.sector_stats(key)?)))
+        .probe(move || Ok(stats_json(&folder, &folder.sector_stats(key)?)))
         .await
-        .map_err(|e| e.naming(&folder))?;
+        .map_err(|e| state.naming_folders(e))?;
     Ok(Json(body))
 }
 
@@ -408,7 +420,7 @@ async fn meta(
     let variant = tablebase.variant();
     let board = variant.board;
     let sectors: Vec<String> = sector_files(tablebase.dir())
-        .map_err(|e| ApiError::from(anyhow::Error::from(e)).naming(&folder))?
+        .map_err(|e| state.naming_folders(ApiError::from(anyhow::Error::from(e))))?
         .iter()
         .map(ToString::to_string)
         .collect();

@@ -5,8 +5,9 @@
 //! What keeps it safe under load: every probe runs on a bounded pool of
 //! blocking threads, so a slow disk never stalls the listener; a probe
 //! waits for one of `threads + queue` places or is refused with 503 at
-//! once; connections are capped, and closed when they send no request for
-//! `--idle-timeout` seconds (`listener`); queries are capped in size;
+//! once; connections are capped, and closed when they keep the server
+//! waiting `--idle-timeout` seconds for a request or to take an answer
+//! (`listener`); queries are capped in size;
 //! and a request names a folder only by the name the server gave it, never
 //! by a path.
 
@@ -36,7 +37,8 @@ pub struct ServeOptions {
     pub queue: usize,
     /// Open connections at most; more wait in the kernel's backlog.
     pub max_connections: usize,
-    /// A connection that sends no request head for this long is closed.
+    /// A connection that keeps the server waiting this long, for a request
+    /// head or to take an answer's bytes, is closed.
     pub idle_timeout: Duration,
     /// For tests only: every probe first sleeps this long, so that a burst
     /// fills the pool and its queue.
@@ -109,9 +111,10 @@ pub struct ServeArgs {
     /// Open connections at most; more wait to be accepted.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_connections: u32,
-    /// Seconds a connection may take to send a request's head, from when
-    /// it opens or from the last answer on it, before it is closed: idle
-    /// and slow clients give their place back.
+    /// Seconds a connection may keep the server waiting before it is
+    /// closed: to send a request's head (from when it opens, and from the
+    /// last answer on it), or to take any byte of an answer. Silent, slow
+    /// and idle clients give their place back.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub idle_timeout: u64,
     /// For tests: every probe first sleeps this many milliseconds.
@@ -130,8 +133,13 @@ pub fn serve_folders(out: &mut dyn Write, args: &ServeArgs, rules: Rules) -> Res
         idle_timeout: Duration::from_secs(args.idle_timeout),
         slow_probes: args.slow_probes_ms.map(Duration::from_millis),
     };
+    // By their canonical paths, which the server's errors replace by the
+    // folders' served names (`api`).
+    let dirs: Vec<std::path::PathBuf> = (args.db.iter())
+        .map(|dir| dir.canonicalize().unwrap_or_else(|_| dir.clone()))
+        .collect();
     let mut opened = Vec::new();
-    for dir in &args.db {
+    for dir in &dirs {
         opened.push((dir.as_path(), open(dir, rules)?));
     }
     // The partner's own manifest names its rules (as `probe --without-rule`).
@@ -197,7 +205,7 @@ fn serve(out: &mut dyn Write, folders: Vec<Served>, options: &ServeOptions) -> R
         out.flush()?;
         let limits = listener::ConnectionLimits {
             max_connections: options.max_connections,
-            head_timeout: options.idle_timeout,
+            idle_timeout: options.idle_timeout,
         };
         listener::serve(listener, api::router(state), &limits, stopped()).await;
         Ok(())
