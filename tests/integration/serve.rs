@@ -510,3 +510,25 @@ fn a_client_that_reads_no_answers_gives_its_place_back() {
     assert_eq!(&head, b"HTTP/1.1 200");
     drop(asking.join().unwrap());
 }
+
+#[test]
+fn a_stopped_server_answers_what_it_was_asked_and_takes_no_more() {
+    let dir = folders();
+    let mut server = Server::start(&[&dir.join("six")], &["--slow-probes-ms", "1500"]);
+    let addr = server.addr.clone();
+    let asked = std::thread::spawn(move || http_get(&addr, "/api/probe?position=start"));
+    std::thread::sleep(Duration::from_millis(300));
+    let term = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    std::thread::sleep(Duration::from_millis(300));
+    // The listener is closed at once; the probe under way is answered.
+    let refused = TcpStream::connect(&server.addr);
+    assert!(refused.is_err(), "a new connection was taken after SIGTERM");
+    let (status, body) = asked.join().unwrap();
+    assert_eq!(status, 200, "{body}");
+    let exit = server.child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+}
