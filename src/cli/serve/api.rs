@@ -328,14 +328,19 @@ fn stats_json(folder: &Served, s: &SectorStats) -> Json_ {
 }
 
 impl Served {
-    /// A sector's statistics, computed once (each reads a whole file).
+    /// A sector's statistics, computed once (each reads a whole file): a
+    /// request that asks while another computes them waits for its result.
     fn sector_stats(&self, sector: SectorKey) -> anyhow::Result<SectorStats> {
-        let known = || self.stats.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(&stats) = known().get(&sector) {
+        let slot = {
+            let mut slots = self.stats.lock().unwrap_or_else(|p| p.into_inner());
+            Arc::clone(slots.entry(sector).or_default())
+        };
+        let mut known = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(stats) = *known {
             return Ok(stats);
         }
         let stats = self.tablebase.sector_stats(sector)?;
-        known().insert(sector, stats);
+        *known = Some(stats);
         Ok(stats)
     }
 }

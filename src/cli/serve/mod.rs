@@ -50,8 +50,12 @@ pub struct Served {
     pub name: String,
     pub tablebase: Tablebase,
     /// Sector statistics already computed (each reads a whole file).
-    stats: Mutex<HashMap<SectorKey, SectorStats>>,
+    stats: Mutex<HashMap<SectorKey, Arc<StatsSlot>>>,
 }
+
+/// One sector's statistics once computed; locked while they are, so that
+/// requests asking at once read its file once.
+type StatsSlot = Mutex<Option<SectorStats>>;
 
 /// What every request sees.
 pub struct ServerState {
@@ -115,7 +119,7 @@ pub struct ServeArgs {
     /// closed: to send a request's head (from when it opens, and from the
     /// last answer on it), or to take any byte of an answer. Silent, slow
     /// and idle clients give their place back.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub idle_timeout: u64,
     /// For tests: every probe first sleeps this many milliseconds.
     #[arg(long, hide = true)]
