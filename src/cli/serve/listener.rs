@@ -3,8 +3,8 @@
 //! kernel's backlog instead of growing the server without bound), and each
 //! closed when it keeps the server waiting too long: for a request's head
 //! (a client that connects and says nothing, trickles a head byte by byte,
-//! or idles between requests), or to take an answer (a client that sends
-//! requests and does not read what comes back).
+//! or idles between requests), or for room to send an answer (a client
+//! that sends requests and does not read what comes back).
 //!
 //! `axum::serve` does neither: it gives hyper no timer, and hyper's limit on
 //! reading a request's head needs one. Hence this loop, on hyper directly.
@@ -31,7 +31,7 @@ pub struct ConnectionLimits {
     /// How long a connection may keep the server waiting: to send a
     /// request's head, counted from when the server waits for one (the
     /// connection's start, then each answer on a connection kept alive), or
-    /// to take any of an answer's bytes. Then it is closed.
+    /// for room to write an answer's bytes. Then it is closed.
     pub idle_timeout: Duration,
 }
 
@@ -105,27 +105,32 @@ impl WriteLimited {
         }
     }
 
-    /// `written` passed on, and the stall it ends or continues timed.
-    fn timed<T>(
+    /// `written` passed on, and the stall it ends or continues timed: only
+    /// bytes written end a stall (a flush is always ready on a socket).
+    fn timed(
         &mut self,
         cx: &mut Context<'_>,
-        written: Poll<io::Result<T>>,
-    ) -> Poll<io::Result<T>> {
-        if written.is_ready() {
-            self.stalled = None;
-            return written;
+        written: Poll<io::Result<usize>>,
+    ) -> Poll<io::Result<usize>> {
+        match written {
+            Poll::Ready(Ok(0)) => {}
+            Poll::Ready(_) => {
+                self.stalled = None;
+                return written;
+            }
+            Poll::Pending => {}
         }
         let limit = self.limit;
         let stalled = self
             .stalled
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
         // Polled so that its deadline wakes this connection's task.
-        match stalled.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+        match (stalled.as_mut().poll(cx), written) {
+            (Poll::Ready(()), _) => Poll::Ready(Err(io::Error::new(
                 io::ErrorKind::TimedOut,
-                "the client took no bytes of its answer",
+                "the client took none of its answer",
             ))),
-            Poll::Pending => Poll::Pending,
+            (Poll::Pending, written) => written,
         }
     }
 }
@@ -164,8 +169,7 @@ impl AsyncWrite for WriteLimited {
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let flushed = Pin::new(&mut self.stream).poll_flush(cx);
-        self.timed(cx, flushed)
+        Pin::new(&mut self.stream).poll_flush(cx)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

@@ -38,7 +38,7 @@ pub struct ServeOptions {
     /// Open connections at most; more wait in the kernel's backlog.
     pub max_connections: usize,
     /// A connection that keeps the server waiting this long, for a request
-    /// head or to take an answer's bytes, is closed.
+    /// head or for room to send an answer, is closed.
     pub idle_timeout: Duration,
     /// For tests only: every probe first sleeps this long, so that a burst
     /// fills the pool and its queue.
@@ -117,8 +117,8 @@ pub struct ServeArgs {
     pub max_connections: u32,
     /// Seconds a connection may keep the server waiting before it is
     /// closed: to send a request's head (from when it opens, and from the
-    /// last answer on it), or to take any byte of an answer. Silent, slow
-    /// and idle clients give their place back.
+    /// last answer on it), or for room to send an answer (a client that
+    /// stops reading). Silent, slow and idle clients give their place back.
     #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub idle_timeout: u64,
     /// For tests: every probe first sleeps this many milliseconds.
@@ -195,7 +195,7 @@ fn serve(out: &mut dyn Write, folders: Vec<Served>, options: &ServeOptions) -> R
         probe_places: Arc::new(Semaphore::new(options.threads.max(1) + options.queue)),
         slow_probes: options.slow_probes,
     });
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(options.addr)
             .await
             .with_context(|| format!("cannot listen on {}", options.addr))?;
@@ -213,7 +213,10 @@ fn serve(out: &mut dyn Write, folders: Vec<Served>, options: &ServeOptions) -> R
         };
         listener::serve(listener, api::router(state), &limits, stopped()).await;
         Ok(())
-    })
+    });
+    // A probe still running (a whole folder's statistics) is not waited for.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    served
 }
 
 /// Ctrl-C or SIGTERM.
