@@ -50,6 +50,10 @@ pub struct Grammar {
     pairs: Vec<[u16; 2]>,
     /// How many positions each symbol stands for.
     lens: Vec<u32>,
+    /// The one code a symbol stands for where all its positions hold the
+    /// same (a run), else [`MIXED`]: a read inside a run needs no walk
+    /// down its pairs.
+    uniform: Vec<u16>,
     /// Each symbol's code length (0: never coded).
     code_bits: Vec<u8>,
     decoder: Decoder,
@@ -112,6 +116,7 @@ impl Grammar {
         let code_bits = huffman_lengths(&counts, MAX_CODE_BITS);
         let decoder = Decoder::new(&code_bits);
         let grammar = Grammar {
+            uniform: uniform_codes(&leaves, &pairs),
             leaves,
             pairs,
             lens,
@@ -190,6 +195,7 @@ impl Grammar {
         }
         let decoder = Decoder::new(&code_bits);
         Some(Grammar {
+            uniform: uniform_codes(&leaves, &pairs),
             leaves,
             pairs,
             lens,
@@ -333,7 +339,11 @@ impl Grammar {
     #[inline]
     fn leaf_at(&self, mut symbol: u16, mut offset: usize) -> u8 {
         let leaves = self.leaves.len() as u16;
-        while symbol >= leaves {
+        loop {
+            let uniform = self.uniform[symbol as usize];
+            if uniform != MIXED {
+                return uniform as u8;
+            }
             let [left, right] = self.pairs[(symbol - leaves) as usize];
             let left_len = self.lens[left as usize] as usize;
             if offset < left_len {
@@ -343,7 +353,6 @@ impl Grammar {
                 symbol = right;
             }
         }
-        self.leaves[symbol as usize]
     }
 
     /// Appends the codes `symbol` stands for (`stack`: room to work in).
@@ -351,8 +360,9 @@ impl Grammar {
         let leaves = self.leaves.len() as u16;
         stack.push(symbol);
         while let Some(s) = stack.pop() {
-            if s < leaves {
-                out.push(self.leaves[s as usize]);
+            let uniform = self.uniform[s as usize];
+            if uniform != MIXED {
+                out.resize(out.len() + self.lens[s as usize] as usize, uniform as u8);
             } else {
                 let [left, right] = self.pairs[(s - leaves) as usize];
                 stack.push(right);
@@ -360,6 +370,21 @@ impl Grammar {
             }
         }
     }
+}
+
+/// [`Grammar::uniform`]'s mark of a symbol whose positions hold more than
+/// one code.
+const MIXED: u16 = u16::MAX;
+
+/// The one code each symbol stands for, or [`MIXED`]: a leaf its own, a pair
+/// its halves' where they agree (pairs name only the symbols before them).
+fn uniform_codes(leaves: &[u8], pairs: &[[u16; 2]]) -> Vec<u16> {
+    let mut uniform: Vec<u16> = leaves.iter().map(|&code| u16::from(code)).collect();
+    for &[left, right] in pairs {
+        let (left, right) = (uniform[left as usize], uniform[right as usize]);
+        uniform.push(if left == right { left } else { MIXED });
+    }
+    uniform
 }
 
 /// The codes a sector holds, each a leaf symbol, in the order they first
