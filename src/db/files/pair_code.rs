@@ -278,16 +278,7 @@ impl Grammar {
     #[inline]
     pub fn code_at(&self, block: &[u8], offset: usize, positions: usize) -> Option<u8> {
         let chunks = Chunks::of(block)?;
-        // The last chunk that starts at or before `offset`.
-        let (mut low, mut high) = (0, chunks.count - 1);
-        while low < high {
-            let mid = (low + high).div_ceil(2);
-            if chunks.start(mid) <= offset {
-                low = mid;
-            } else {
-                high = mid - 1;
-            }
-        }
+        let low = chunks.containing(offset, positions);
         let end = if low + 1 < chunks.count {
             chunks.start(low + 1)
         } else {
@@ -472,6 +463,54 @@ impl<'a> Chunks<'a> {
             return 0;
         }
         u16::from_le_bytes([self.block[2 * k], self.block[2 * k + 1]]) as usize
+    }
+
+    /// The last chunk that starts at or before `offset` (below `positions`,
+    /// the block's). The starts grow about evenly with the positions, so
+    /// the search begins at the chunk `offset`'s share of the block would
+    /// be and gallops from there: a random read then touches one or two
+    /// cache lines of the starts, where a binary search from the middle
+    /// waited on three or four in turn.
+    fn containing(&self, offset: usize, positions: usize) -> usize {
+        let last = self.count - 1;
+        let guess = (offset * self.count / positions.max(1)).min(last);
+        // The answer lies in low..=high once the gallop stops.
+        let (mut low, mut high);
+        if self.start(guess) <= offset {
+            (low, high) = (guess, last);
+            let mut step = 1;
+            while low + step <= last {
+                if self.start(low + step) <= offset {
+                    low += step;
+                    step *= 2;
+                } else {
+                    high = low + step - 1;
+                    break;
+                }
+            }
+        } else {
+            // Chunk 0 starts at 0, so the answer is below `guess`.
+            (low, high) = (0, guess - 1);
+            let mut step = 1;
+            while step <= high {
+                if self.start(high - step + 1) > offset {
+                    high -= step;
+                    step *= 2;
+                } else {
+                    low = high - step + 1;
+                    break;
+                }
+            }
+        }
+        while low < high {
+            let mid = (low + high).div_ceil(2);
+            if self.start(mid) <= offset {
+                low = mid;
+            } else {
+                high = mid - 1;
+            }
+        }
+        low
     }
 
     /// The bytes of chunk `k`.
@@ -665,6 +704,36 @@ mod tests {
             bytes(&sampled),
             bytes(&whole)
         );
+    }
+
+    /// Blocks whose codes are cheap for a stretch and costly after (or the
+    /// reverse) put the chunks' starts far from where an even spread would:
+    /// the search from the guess must still find each position's chunk.
+    #[test]
+    fn positions_read_back_where_the_chunks_are_uneven() {
+        let mut uneven = vec![255u8; 40_000];
+        uneven.extend((0..40_000u32).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8));
+        uneven.extend(std::iter::repeat_n(4u8, 50_000));
+        check(&uneven, MAX_BLOCK_LEN);
+        check(&uneven, 4096);
+        // Every chunk found as a scan of the starts finds it.
+        let code = PairCode::new(&uneven, MAX_BLOCK_LEN, MAX_SYMBOLS);
+        for (b, block) in code.blocks.iter().enumerate() {
+            let positions = MAX_BLOCK_LEN.min(uneven.len() - b * MAX_BLOCK_LEN);
+            let chunks = Chunks::of(block).unwrap();
+            assert!(chunks.count > 8, "block {b} has {} chunks", chunks.count);
+            for offset in 0..positions {
+                let scanned = (0..chunks.count)
+                    .rev()
+                    .find(|&k| chunks.start(k) <= offset)
+                    .unwrap();
+                assert_eq!(
+                    chunks.containing(offset, positions),
+                    scanned,
+                    "block {b}, {offset}"
+                );
+            }
+        }
     }
 
     #[test]
