@@ -62,8 +62,8 @@ fn unlimited_lengths(counts: &[u64]) -> Vec<u8> {
 /// Canonical Huffman decoding: codes of one length are consecutive numbers,
 /// shorter codes numerically first when left-aligned.
 pub(super) struct Decoder {
-    /// For each `FAST_BITS` prefix: symbol << 8 | code length, or 0 when
-    /// the code is longer.
+    /// For each `FAST_BITS` prefix: span << 17 | symbol << 5 | code length,
+    /// or 0 when the code is longer (see [`Decoder::decode_spanned`]).
     fast: Vec<u32>,
     /// For each length: its first code, and the index in `sorted` of its
     /// first symbol.
@@ -76,8 +76,19 @@ pub(super) struct Decoder {
     codes: Vec<u32>,
 }
 
+/// Bits of a fast entry: the code length, the symbol, then its span.
+const LEN_BITS: u32 = 5;
+const SYMBOL_BITS: u32 = 12;
+const SPAN_SHIFT: u32 = LEN_BITS + SYMBOL_BITS;
+
 impl Decoder {
-    pub(super) fn new(code_bits: &[u8]) -> Decoder {
+    /// The decoder of the codes whose lengths are `code_bits` (0: a symbol
+    /// not coded). `spans` gives each symbol a number the fast table keeps
+    /// beside it, where it fits, for [`Decoder::decode_spanned`] (a pair
+    /// code's positions a symbol stands for); empty where none is wanted.
+    pub(super) fn new(code_bits: &[u8], spans: &[u32]) -> Decoder {
+        const { assert!(MAX_CODE_BITS < 1 << LEN_BITS) };
+        assert!(code_bits.len() <= 1 << SYMBOL_BITS);
         // The coded symbols by (length, symbol): a counting sort, as a
         // file's first probe builds this.
         let mut count = [0u32; MAX_CODE_BITS as usize + 1];
@@ -117,8 +128,15 @@ impl Decoder {
             let len = code_bits[s as usize] as u32;
             if len <= FAST_BITS {
                 let base = (codes[s as usize] << (FAST_BITS - len)) as usize;
+                // A span too wide for the entry is left 0: read from `spans`.
+                let span = spans.get(s as usize).copied().unwrap_or(0);
+                let span = if span < 1 << (32 - SPAN_SHIFT) {
+                    span
+                } else {
+                    0
+                };
                 for entry in &mut fast[base..base + (1 << (FAST_BITS - len))] {
-                    *entry = (s as u32) << 8 | len;
+                    *entry = span << SPAN_SHIFT | (s as u32) << LEN_BITS | len;
                 }
             }
         }
@@ -144,9 +162,39 @@ impl Decoder {
         let window = reader.peek32();
         let entry = self.fast[(window >> (32 - FAST_BITS)) as usize];
         if entry != 0 {
-            reader.consume(entry & 0xff)?;
-            return Some((entry >> 8) as u16);
+            reader.consume(entry & ((1 << LEN_BITS) - 1))?;
+            return Some(((entry >> LEN_BITS) & ((1 << SYMBOL_BITS) - 1)) as u16);
         }
+        self.decode_long(reader, window)
+    }
+
+    /// [`Decoder::decode`] and the symbol's span, `spans` being those the
+    /// decoder was built with: a short code's span comes from the entry
+    /// that decoded it, so the read that walks a chunk waits on one table
+    /// per symbol, not two.
+    #[inline]
+    pub(super) fn decode_spanned(
+        &self,
+        reader: &mut BitReader,
+        spans: &[u32],
+    ) -> Option<(u16, u32)> {
+        let window = reader.peek32();
+        let entry = self.fast[(window >> (32 - FAST_BITS)) as usize];
+        let span = entry >> SPAN_SHIFT;
+        if span != 0 {
+            reader.consume(entry & ((1 << LEN_BITS) - 1))?;
+            return Some((
+                ((entry >> LEN_BITS) & ((1 << SYMBOL_BITS) - 1)) as u16,
+                span,
+            ));
+        }
+        let symbol = self.decode(reader)?;
+        Some((symbol, *spans.get(symbol as usize)?))
+    }
+
+    /// A code longer than the fast table's prefixes.
+    #[cold]
+    fn decode_long(&self, reader: &mut BitReader, window: u32) -> Option<u16> {
         for len in FAST_BITS + 1..=MAX_CODE_BITS {
             let code = window >> (32 - len);
             let first = self.first_code[len as usize];

@@ -114,7 +114,7 @@ impl Grammar {
         }
         starts.push(seq.len());
         let code_bits = huffman_lengths(&counts, MAX_CODE_BITS);
-        let decoder = Decoder::new(&code_bits);
+        let decoder = Decoder::new(&code_bits, &lens);
         let grammar = Grammar {
             uniform: uniform_codes(&leaves, &pairs),
             leaves,
@@ -193,7 +193,7 @@ impl Grammar {
         if kraft > 1 << MAX_CODE_BITS {
             return None;
         }
-        let decoder = Decoder::new(&code_bits);
+        let decoder = Decoder::new(&code_bits, &lens);
         Some(Grammar {
             uniform: uniform_codes(&leaves, &pairs),
             leaves,
@@ -287,8 +287,8 @@ impl Grammar {
         let mut reader = BitReader::new(chunks.bytes(low)?);
         let mut start = chunks.start(low);
         loop {
-            let symbol = self.decoder.decode(&mut reader)?;
-            let len = self.lens[symbol as usize] as usize;
+            let (symbol, len) = self.decoder.decode_spanned(&mut reader, &self.lens)?;
+            let len = len as usize;
             if start + len > end {
                 return None;
             }
