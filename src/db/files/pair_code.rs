@@ -739,6 +739,14 @@ mod tests {
     #[test]
     fn one_code_reads_back() {
         check(&[7u8; 100_000], 1 << 14);
+        // Blocks of one code throughout: symbols of 32,768 positions and
+        // more, wider than a fast entry keeps (their spans read from the
+        // grammar's table).
+        let mut uniform_blocks = vec![1u8, 2, 3];
+        uniform_blocks.extend(std::iter::repeat_n(7u8, 3_000_000));
+        let code = PairCode::new(&uniform_blocks, MAX_BLOCK_LEN, MAX_SYMBOLS);
+        assert!(code.grammar.lens.iter().any(|&len| len >= 1 << 15));
+        check_code(&code, &uniform_blocks, MAX_BLOCK_LEN);
         check(&[3u8], 1 << 14);
     }
 
