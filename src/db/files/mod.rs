@@ -11,6 +11,7 @@ pub(crate) mod index_file;
 pub(crate) mod mapped;
 pub(crate) mod pack_write;
 pub(crate) mod packed;
+mod pair_chunks;
 pub(crate) mod pair_code;
 mod pair_rules;
 pub mod predictor;
