@@ -85,10 +85,11 @@ impl Decoder {
     /// The decoder of the codes whose lengths are `code_bits` (0: a symbol
     /// not coded). `spans` gives each symbol a number the fast table keeps
     /// beside it, where it fits, for [`Decoder::decode_spanned`] (a pair
-    /// code's positions a symbol stands for); empty where none is wanted.
+    /// code's positions a symbol stands for).
     pub(super) fn new(code_bits: &[u8], spans: &[u32]) -> Decoder {
         const { assert!(MAX_CODE_BITS < 1 << LEN_BITS) };
         assert!(code_bits.len() <= 1 << SYMBOL_BITS);
+        assert_eq!(spans.len(), code_bits.len());
         // The coded symbols by (length, symbol): a counting sort, as a
         // file's first probe builds this.
         let mut count = [0u32; MAX_CODE_BITS as usize + 1];
@@ -129,12 +130,9 @@ impl Decoder {
             if len <= FAST_BITS {
                 let base = (codes[s as usize] << (FAST_BITS - len)) as usize;
                 // A span too wide for the entry is left 0: read from `spans`.
-                let span = spans.get(s as usize).copied().unwrap_or(0);
-                let span = if span < 1 << (32 - SPAN_SHIFT) {
-                    span
-                } else {
-                    0
-                };
+                let span = Some(spans[s as usize])
+                    .filter(|&span| span < 1 << (32 - SPAN_SHIFT))
+                    .unwrap_or(0);
                 for entry in &mut fast[base..base + (1 << (FAST_BITS - len))] {
                     *entry = span << SPAN_SHIFT | (s as u32) << LEN_BITS | len;
                 }

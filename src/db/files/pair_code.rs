@@ -29,8 +29,7 @@
 //! the high bit of each byte; no code crosses a chunk's end.
 
 use super::huffman::{BitReader, Decoder, MAX_CODE_BITS, huffman_lengths};
-pub use super::pair_chunks::CHUNK_BYTES;
-use super::pair_chunks::Chunks;
+use super::pair_chunks::{CHUNK_BYTES, Chunks};
 pub use super::pair_rules::MAX_SYMBOLS;
 use super::pair_rules::{BLOCK_START, add_pairs};
 
