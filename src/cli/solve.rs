@@ -279,15 +279,16 @@ impl Reporter {
         ));
     }
 
-    /// The share of the positions to solve done, and the time left at
-    /// this run's rate so far (packing included).
+    /// The share of this run's positions done, and the time left at its
+    /// rate so far (packing included). A resumed run counts only the units
+    /// it has left, so its total is smaller than the whole game's.
     fn so_far(&self) -> String {
         let (done, all) = (self.total.position(), self.total.length().unwrap_or(0));
         let since = self.solving_since.get();
         let seconds = since.map_or(0.0, |t| t.elapsed().as_secs_f64());
         let left = all.saturating_sub(done) as f64 * seconds / done.max(1) as f64;
         format!(
-            "done: {:.1}% of {all} positions, {} left at this run's rate",
+            "done: {:.1}% of this run's {all} positions, {} left at its rate",
             100.0 * done as f64 / all.max(1) as f64,
             estimated_time(left)
         )

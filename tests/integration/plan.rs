@@ -274,8 +274,8 @@ fn a_plan_foresees_the_disk_of_packing_as_it_goes() {
     };
     let last = last.unwrap_or_else(|| panic!("{log}"));
     assert!(
-        last.contains("; done: 100.0% of ")
-            && last.contains("left at this run's rate; the folders held at most ")
+        last.contains("; done: 100.0% of this run's ")
+            && last.contains("left at its rate; the folders held at most ")
             && last.ends_with(" MB so far"),
         "{log}"
     );
