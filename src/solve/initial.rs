@@ -165,6 +165,19 @@ pub(super) fn initial_movement_cell(
     }
     let mirror = &unit.parts[shortcuts.mirror].index;
     let moves = movement_moves(variant, mirror, exits, pos, shortcuts, scratch);
+    cell_of_moves(unit, pos, moves, scratch)
+}
+
+/// The cell of a position whose moves [`movement_moves`] or
+/// [`holding_moves`] walked, once the children they left are read.
+#[inline]
+fn cell_of_moves(
+    unit: &Unit,
+    pos: &Position,
+    moves: MovementMoves,
+    scratch: &mut MovementScratch,
+) -> Result<u16, SolveError> {
+    let exits = &unit.exits;
     let mut outside = Fold::new();
     if moves.capture_wins {
         outside.add(Value::Loss(0));
@@ -185,6 +198,230 @@ pub(super) fn initial_movement_cell(
         outside,
     };
     children.cell(unit, pos)
+}
+
+/// What lets the initialisation of a sector whose side to move holds men
+/// and may slide too (Lasker) skip most lookups, as [`MovementShortcuts`]
+/// does for movement sectors: its quiet slides lead to the mirrored sector,
+/// inside the unit, and its other moves to three sectors outside it, each
+/// found once here rather than once a child.
+pub(super) struct HoldingShortcuts {
+    /// The part holding the children of quiet slides.
+    mirror: usize,
+    /// The men in hand of the side to move and of the other side.
+    hands: (u8, u8),
+    /// The exit entries, when mapped, of the children of quiet placements,
+    /// of placements closing a mill and of slides closing a mill.
+    placed: Option<usize>,
+    placed_captures: Option<usize>,
+    slid_captures: Option<usize>,
+}
+
+impl HoldingShortcuts {
+    pub(super) fn new(
+        variant: &Variant,
+        sector: SectorKey,
+        part_of: &impl Fn(SectorKey) -> Option<usize>,
+        exits: &Exits,
+    ) -> Option<HoldingShortcuts> {
+        let SectorKey {
+            us_board,
+            us_hand,
+            them_board,
+            them_hand,
+        } = sector;
+        if sector.is_movement() || !variant.may_slide(us_hand) {
+            return None;
+        }
+        let entry = |key: Option<SectorKey>| {
+            let key = key?;
+            exits.sectors.iter().position(|(s, _, _)| *s == key)
+        };
+        let placed_key = |them_board: Option<u8>| {
+            let hand = us_hand.checked_sub(1)?;
+            Some(SectorKey::new(them_board?, them_hand, us_board + 1, hand))
+        };
+        Some(HoldingShortcuts {
+            mirror: part_of(SectorKey::new(them_board, them_hand, us_board, us_hand))?,
+            hands: (us_hand, them_hand),
+            placed: entry(placed_key(Some(them_board))),
+            placed_captures: entry(placed_key(them_board.checked_sub(1))),
+            slid_captures: entry(
+                them_board
+                    .checked_sub(1)
+                    .map(|b| SectorKey::new(b, them_hand, us_board, us_hand)),
+            ),
+        })
+    }
+}
+
+/// The class lookups of [`holding_moves`]' capture children per set of men
+/// left, one list per sector they lie in; kept per thread.
+#[derive(Default)]
+pub(super) struct HoldingClasses {
+    placing: Vec<(Bitboard, UsClass)>,
+    sliding: Vec<(Bitboard, UsClass)>,
+}
+
+/// [`movement_moves`] for a position of a sector with men in hand whose side
+/// to move may slide (see [`HoldingShortcuts`]): counts its distinct
+/// children inside the unit (its quiet slides) and leaves the others in
+/// `scratch`. Its placements' children all have the men `them` to move, so
+/// they share one class lookup.
+fn holding_moves(
+    variant: &Variant,
+    mirror: &SectorIndex,
+    exits: &Exits,
+    pos: &Position,
+    shortcuts: &HoldingShortcuts,
+    scratch: &mut MovementScratch,
+    classes: &mut HoldingClasses,
+) -> MovementMoves {
+    let board = variant.board;
+    let (us, them) = (pos.us(), pos.them());
+    let (us_hand, them_hand) = shortcuts.hands;
+    let removable = variant.removable(them);
+    let empty = board.all() & !(us | them);
+    let MovementScratch {
+        quiet,
+        pending,
+        unmapped,
+        ..
+    } = scratch;
+    quiet.clear();
+    pending.clear();
+    unmapped.clear();
+    classes.placing.clear();
+    classes.sliding.clear();
+    // A capture leaving the other side below three men wins at once.
+    let capture_wins = them.count() - 1 + (them_hand as u32) < 3;
+    let mut won_by_capture = false;
+    // The capture children of a move leaving the men `after` (in an exit
+    // sector at `entry`, when mapped) and `hand_after` in hand.
+    let mut captures = |after: Bitboard,
+                        hand_after: u8,
+                        entry: Option<usize>,
+                        found: &mut Vec<(Bitboard, UsClass)>,
+                        pending: &mut Vec<(usize, u64)>,
+                        unmapped: &mut Vec<Position>| {
+        if capture_wins {
+            won_by_capture = true;
+            return;
+        }
+        for r in removable {
+            let rest = them.without(r);
+            let Some(entry) = entry else {
+                unmapped.push(Position::from_sides(rest, them_hand, after, hand_after));
+                continue;
+            };
+            let (_, index, file) = &exits.sectors[entry];
+            let class = match found.iter().find(|(men, _)| *men == rest) {
+                Some(&(_, class)) => class,
+                None => {
+                    let class = index.us_class(rest);
+                    found.push((rest, class));
+                    class
+                }
+            };
+            let at = index.index_in(&class, after);
+            prefetch(file.bytes().unwrap_or_default(), at);
+            pending.push((entry, at));
+        }
+    };
+    let mut any_move = false;
+    let mut inside = 0u16;
+    if us_hand > 0 {
+        let placed = shortcuts.placed.map(|entry| {
+            let (_, index, file) = &exits.sectors[entry];
+            (entry, index, file, index.us_class(them))
+        });
+        for to in empty {
+            any_move = true;
+            let after = us.with(to);
+            if removable.is_empty() || !board.closes_mill(after, to) {
+                match &placed {
+                    Some((entry, index, file, class)) => {
+                        let at = index.index_in(class, after);
+                        prefetch(file.bytes().unwrap_or_default(), at);
+                        pending.push((*entry, at));
+                    }
+                    None => {
+                        unmapped.push(Position::from_sides(them, them_hand, after, us_hand - 1))
+                    }
+                }
+                continue;
+            }
+            let entry = shortcuts.placed_captures;
+            captures(
+                after,
+                us_hand - 1,
+                entry,
+                &mut classes.placing,
+                pending,
+                unmapped,
+            );
+        }
+    }
+    let symmetric = mirror.us_is_symmetric(them);
+    let flying = variant.flies(us.count(), us_hand);
+    for from in us {
+        for to in board.moves_from(from, empty, flying) {
+            any_move = true;
+            let after = us.without(from).with(to);
+            if removable.is_empty() || !board.closes_mill(after, to) {
+                if symmetric {
+                    quiet.push(mirror.index(them, after));
+                } else {
+                    inside += 1;
+                }
+                continue;
+            }
+            let entry = shortcuts.slid_captures;
+            captures(
+                after,
+                us_hand,
+                entry,
+                &mut classes.sliding,
+                pending,
+                unmapped,
+            );
+        }
+    }
+    if symmetric {
+        quiet.sort_unstable();
+        quiet.dedup();
+        inside = quiet.len() as u16;
+    }
+    MovementMoves {
+        any_move,
+        inside,
+        capture_wins: won_by_capture,
+    }
+}
+
+/// [`initial_cell`] for a position of a sector with [`HoldingShortcuts`].
+pub(super) fn initial_holding_cell(
+    unit: &Unit,
+    pos: &Position,
+    shortcuts: &HoldingShortcuts,
+    scratch: &mut MovementScratch,
+    classes: &mut HoldingClasses,
+) -> Result<u16, SolveError> {
+    let variant = unit.variant;
+    if variant.static_outcome(pos).is_some() {
+        return Ok(RESOLVED | DRAW); // see `initial_cell`
+    }
+    let mirror = &unit.parts[shortcuts.mirror].index;
+    let moves = holding_moves(
+        variant,
+        mirror,
+        &unit.exits,
+        pos,
+        shortcuts,
+        scratch,
+        classes,
+    );
+    cell_of_moves(unit, pos, moves, scratch)
 }
 
 /// The cell of a position before the levels run. `mirror` is the part
@@ -312,7 +549,12 @@ impl Unit<'_> {
     pub(super) fn initialise(&self) -> Result<u64, SolveError> {
         let unresolved = AtomicU64::new(0);
         for part in &self.parts {
-            let shortcuts = MovementShortcuts::new(part.sector, &|s| self.part_of(s), &self.exits);
+            let part_of = |s| self.part_of(s);
+            let shortcuts = MovementShortcuts::new(part.sector, &part_of, &self.exits);
+            let holding = match shortcuts {
+                Some(_) => None,
+                None => HoldingShortcuts::new(self.variant, part.sector, &part_of, &self.exits),
+            };
             let s = part.sector;
             let mirror = self.part_of(SectorKey::new(
                 s.them_board,
@@ -322,7 +564,7 @@ impl Unit<'_> {
             ));
             part.chunks().try_for_each_init(
                 Default::default,
-                |(inside, pending, scratch), chunk| {
+                |(inside, pending, scratch, classes), chunk| {
                     let mut result = Ok(());
                     let mut wake = WakeLevels::starting_at(chunk.start);
                     // Counted per chunk: one shared atomic per position would
@@ -333,11 +575,14 @@ impl Unit<'_> {
                             return;
                         }
                         let pos = Position::from_sides(us, s.us_hand, them, s.them_hand);
-                        let cell = match &shortcuts {
-                            Some(shortcuts) => {
+                        let cell = match (&shortcuts, &holding) {
+                            (Some(shortcuts), _) => {
                                 initial_movement_cell(self, &pos, shortcuts, scratch)
                             }
-                            None => initial_cell(self, &pos, mirror, inside, pending),
+                            (None, Some(holding)) => {
+                                initial_holding_cell(self, &pos, holding, scratch, classes)
+                            }
+                            (None, None) => initial_cell(self, &pos, mirror, inside, pending),
                         };
                         match cell {
                             Ok(cell) => {
