@@ -131,10 +131,10 @@ pub enum PlanRate {
 /// How many times longer than the plan's rate says a unit takes whose
 /// sectors hold men and which has moves inside (Lasker's, where a side
 /// holding men may slide): its initial pass reads each placement's child
-/// at a scattered place. On one machine, Lasker's 4+0-7+1 ran at 2.17 M
-/// positions/s and 4-7, the movement unit of the same men on the board, at
-/// 4.81 (docs/PERFORMANCE.md, "Lasker's units with men in hand").
-pub const MOVES_WHILE_HOLDING_SLOWDOWN: f64 = 2.2;
+/// at a scattered place. On a 2-core EPYC Zen 3, Lasker's 4+0-7+1 took
+/// 65.3 s and 4-7, the movement unit of the same men on the board, 33.4 s
+/// (docs/PERFORMANCE.md, "Lasker's units with men in hand").
+pub const MOVES_WHILE_HOLDING_SLOWDOWN: f64 = 2.0;
 
 /// [`MOVES_WHILE_HOLDING_SLOWDOWN`] for such a unit, else 1.
 fn slowdown(variant: &Variant, unit: &[SectorKey]) -> f64 {
