@@ -296,38 +296,6 @@ fn holding_moves(
     // A capture leaving the other side below three men wins at once.
     let capture_wins = them.count() - 1 + (them_hand as u32) < 3;
     let mut won_by_capture = false;
-    // The capture children of a move leaving the men `after` (in an exit
-    // sector at `entry`, when mapped) and `hand_after` in hand.
-    let mut captures = |after: Bitboard,
-                        hand_after: u8,
-                        entry: Option<usize>,
-                        found: &mut Vec<(Bitboard, UsClass)>,
-                        pending: &mut Vec<(usize, u64)>,
-                        unmapped: &mut Vec<Position>| {
-        if capture_wins {
-            won_by_capture = true;
-            return;
-        }
-        for r in removable {
-            let rest = them.without(r);
-            let Some(entry) = entry else {
-                unmapped.push(Position::from_sides(rest, them_hand, after, hand_after));
-                continue;
-            };
-            let (_, index, file) = &exits.sectors[entry];
-            let class = match found.iter().find(|(men, _)| *men == rest) {
-                Some(&(_, class)) => class,
-                None => {
-                    let class = index.us_class(rest);
-                    found.push((rest, class));
-                    class
-                }
-            };
-            let at = index.index_in(&class, after);
-            prefetch(file.bytes().unwrap_or_default(), at);
-            pending.push((entry, at));
-        }
-    };
     let mut any_move = false;
     let mut inside = 0u16;
     if us_hand > 0 {
@@ -351,15 +319,16 @@ fn holding_moves(
                 }
                 continue;
             }
-            let entry = shortcuts.placed_captures;
-            captures(
-                after,
-                us_hand - 1,
-                entry,
-                &mut classes.placing,
-                pending,
-                unmapped,
-            );
+            if capture_wins {
+                won_by_capture = true;
+                continue;
+            }
+            let children = CaptureChildren {
+                entry: shortcuts.placed_captures,
+                them: (them, them_hand),
+                after: (after, us_hand - 1),
+            };
+            children.leave(exits, removable, &mut classes.placing, pending, unmapped);
         }
     }
     let symmetric = mirror.us_is_symmetric(them);
@@ -376,15 +345,16 @@ fn holding_moves(
                 }
                 continue;
             }
-            let entry = shortcuts.slid_captures;
-            captures(
-                after,
-                us_hand,
-                entry,
-                &mut classes.sliding,
-                pending,
-                unmapped,
-            );
+            if capture_wins {
+                won_by_capture = true;
+                continue;
+            }
+            let children = CaptureChildren {
+                entry: shortcuts.slid_captures,
+                them: (them, them_hand),
+                after: (after, us_hand),
+            };
+            children.leave(exits, removable, &mut classes.sliding, pending, unmapped);
         }
     }
     if symmetric {
@@ -396,6 +366,51 @@ fn holding_moves(
         any_move,
         inside,
         capture_wins: won_by_capture,
+    }
+}
+
+/// The children of a move closing a mill, one a removable man, in the exit
+/// sector at `entry` when it is mapped.
+struct CaptureChildren {
+    entry: Option<usize>,
+    /// The other side's men and men in hand before the removal.
+    them: (Bitboard, u8),
+    /// The mover's men and men in hand after the move.
+    after: (Bitboard, u8),
+}
+
+impl CaptureChildren {
+    /// Leaves each child in `pending` (its byte prefetched) or `unmapped`;
+    /// `found` keeps the class of each set of men left.
+    #[inline]
+    fn leave(
+        &self,
+        exits: &Exits,
+        removable: Bitboard,
+        found: &mut Vec<(Bitboard, UsClass)>,
+        pending: &mut Vec<(usize, u64)>,
+        unmapped: &mut Vec<Position>,
+    ) {
+        let ((them, them_hand), (after, hand_after)) = (self.them, self.after);
+        for r in removable {
+            let rest = them.without(r);
+            let Some(entry) = self.entry else {
+                unmapped.push(Position::from_sides(rest, them_hand, after, hand_after));
+                continue;
+            };
+            let (_, index, file) = &exits.sectors[entry];
+            let class = match found.iter().find(|(men, _)| *men == rest) {
+                Some(&(_, class)) => class,
+                None => {
+                    let class = index.us_class(rest);
+                    found.push((rest, class));
+                    class
+                }
+            };
+            let at = index.index_in(&class, after);
+            prefetch(file.bytes().unwrap_or_default(), at);
+            pending.push((entry, at));
+        }
     }
 }
 
