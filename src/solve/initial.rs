@@ -45,21 +45,22 @@ impl MovementShortcuts {
     }
 }
 
-/// Scratch space of [`movement_moves`], kept per thread.
+/// Scratch space of [`movement_moves`] and [`holding_moves`], kept per thread.
 #[derive(Default)]
 pub(super) struct MovementScratch {
     /// Indices of the children of quiet slides, when a symmetry may merge them.
     quiet: Vec<u64>,
-    /// The children of captures in a mapped sector: exit entry and index,
-    /// their bytes prefetched.
+    /// The children outside the unit (of captures, and of quiet placements)
+    /// in a mapped sector: exit entry and index, their bytes prefetched.
     pub(super) pending: Vec<(usize, u64)>,
-    /// The children of captures in a sector without a mapped file.
+    /// The children outside the unit in a sector without a mapped file.
     pub(super) unmapped: Vec<Position>,
-    /// The capture children's class per set of men left, looked up once.
+    /// The capture children's class per set of men left, looked up once
+    /// (by [`movement_moves`]; [`HoldingClasses`] for [`holding_moves`]).
     captured: Vec<(Bitboard, UsClass)>,
 }
 
-/// What a movement position's moves are, for its cell before the levels.
+/// What a position's moves are, for its cell before the levels.
 pub(super) struct MovementMoves {
     pub(super) any_move: bool,
     /// Distinct children inside the unit: those of quiet slides.
@@ -200,8 +201,9 @@ fn cell_of_moves(
     children.cell(unit, pos)
 }
 
-/// What lets the initialisation of a sector whose side to move holds men
-/// and may slide too (Lasker) skip most lookups, as [`MovementShortcuts`]
+/// What lets the initialisation of a sector with men in hand whose side to
+/// move may slide (Lasker's, where a side holding men may move; either side
+/// may be the one holding them) skip most lookups, as [`MovementShortcuts`]
 /// does for movement sectors: its quiet slides lead to the mirrored sector,
 /// inside the unit, and its other moves to three sectors outside it, each
 /// found once here rather than once a child.
@@ -210,10 +212,11 @@ pub(super) struct HoldingShortcuts {
     mirror: usize,
     /// The men in hand of the side to move and of the other side.
     hands: (u8, u8),
-    /// The exit entries, when mapped, of the children of quiet placements,
-    /// of placements closing a mill and of slides closing a mill.
+    /// The exit entry of the children of quiet placements, when mapped.
     placed: Option<usize>,
+    /// The same of placements closing a mill.
     placed_captures: Option<usize>,
+    /// The same of slides closing a mill.
     slid_captures: Option<usize>,
 }
 
@@ -266,8 +269,8 @@ pub(super) struct HoldingClasses {
 /// [`movement_moves`] for a position of a sector with men in hand whose side
 /// to move may slide (see [`HoldingShortcuts`]): counts its distinct
 /// children inside the unit (its quiet slides) and leaves the others in
-/// `scratch`. Its placements' children all have the men `them` to move, so
-/// they share one class lookup.
+/// `scratch`. Its quiet placements' children all have the men `them` to
+/// move, so they share one class lookup.
 fn holding_moves(
     variant: &Variant,
     mirror: &SectorIndex,
@@ -293,8 +296,9 @@ fn holding_moves(
     unmapped.clear();
     classes.placing.clear();
     classes.sliding.clear();
-    // A capture leaving the other side below three men wins at once.
-    let capture_wins = them.count() - 1 + (them_hand as u32) < 3;
+    // A capture leaving the other side below three men wins at once (the
+    // other side may have no man on the board: Lasker's start).
+    let capture_wins = them.count() + (them_hand as u32) < 4;
     let mut won_by_capture = false;
     let mut any_move = false;
     let mut inside = 0u16;
@@ -369,7 +373,7 @@ fn holding_moves(
     }
 }
 
-/// The children of a move closing a mill, one a removable man, in the exit
+/// The children of a move closing a mill, one per removable man, in the exit
 /// sector at `entry` when it is mapped.
 struct CaptureChildren {
     entry: Option<usize>,
