@@ -123,26 +123,12 @@ pub(super) fn movement_moves(
                 moves.capture_wins = true;
                 continue;
             }
-            for r in removable {
-                let rest = them.without(r);
-                match shortcuts.captures {
-                    Some(entry) => {
-                        let (_, index, file) = &exits.sectors[entry];
-                        let class = match captured.iter().find(|(men, _)| *men == rest) {
-                            Some(&(_, class)) => class,
-                            None => {
-                                let class = index.us_class(rest);
-                                captured.push((rest, class));
-                                class
-                            }
-                        };
-                        let at = index.index_in(&class, after);
-                        prefetch(file.bytes().unwrap_or_default(), at);
-                        pending.push((entry, at));
-                    }
-                    None => unmapped.push(Position::from_sides(rest, 0, after, 0)),
-                }
-            }
+            let children = CaptureChildren {
+                entry: shortcuts.captures,
+                them: (them, 0),
+                after: (after, 0),
+            };
+            children.leave(exits, removable, captured, pending, unmapped);
         }
     }
     if symmetric {
