@@ -231,7 +231,7 @@ impl HoldingShortcuts {
             Some(SectorKey::new(them_board?, them_hand, us_board + 1, hand))
         };
         Some(HoldingShortcuts {
-            mirror: part_of(SectorKey::new(them_board, them_hand, us_board, us_hand))?,
+            mirror: part_of(sector.mirror())?,
             hands: (us_hand, them_hand),
             placed: entry(placed_key(Some(them_board))),
             placed_captures: entry(placed_key(them_board.checked_sub(1))),
@@ -561,12 +561,7 @@ impl Unit<'_> {
                 None => HoldingShortcuts::new(self.variant, part.sector, &part_of, &self.exits),
             };
             let s = part.sector;
-            let mirror = self.part_of(SectorKey::new(
-                s.them_board,
-                s.them_hand,
-                s.us_board,
-                s.us_hand,
-            ));
+            let mirror = self.part_of(s.mirror());
             part.chunks().try_for_each_init(
                 Default::default,
                 |(inside, pending, scratch, classes), chunk| {
