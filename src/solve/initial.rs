@@ -55,9 +55,12 @@ pub(super) struct MovementScratch {
     pub(super) pending: Vec<(usize, u64)>,
     /// The children outside the unit in a sector without a mapped file.
     pub(super) unmapped: Vec<Position>,
-    /// The capture children's class per set of men left, looked up once
-    /// (by [`movement_moves`]; [`HoldingClasses`] for [`holding_moves`]).
+    /// The class of the children of slides closing a mill, per set of men
+    /// left, looked up once.
     captured: Vec<(Bitboard, UsClass)>,
+    /// The same for placements closing a mill ([`holding_moves`]): their
+    /// children lie in another sector.
+    captured_by_placing: Vec<(Bitboard, UsClass)>,
 }
 
 /// What a position's moves are, for its cell before the levels.
@@ -95,6 +98,7 @@ pub(super) fn movement_moves(
         pending,
         unmapped,
         captured,
+        ..
     } = scratch;
     quiet.clear();
     pending.clear();
@@ -244,14 +248,6 @@ impl HoldingShortcuts {
     }
 }
 
-/// The class lookups of [`holding_moves`]' capture children per set of men
-/// left, one list per sector they lie in; kept per thread.
-#[derive(Default)]
-pub(super) struct HoldingClasses {
-    placing: Vec<(Bitboard, UsClass)>,
-    sliding: Vec<(Bitboard, UsClass)>,
-}
-
 /// [`movement_moves`] for a position of a sector with men in hand whose side
 /// to move may slide (see [`HoldingShortcuts`]): counts its distinct
 /// children inside the unit (its quiet slides) and leaves the others in
@@ -264,7 +260,6 @@ fn holding_moves(
     pos: &Position,
     shortcuts: &HoldingShortcuts,
     scratch: &mut MovementScratch,
-    classes: &mut HoldingClasses,
 ) -> MovementMoves {
     let board = variant.board;
     let (us, them) = (pos.us(), pos.them());
@@ -275,13 +270,14 @@ fn holding_moves(
         quiet,
         pending,
         unmapped,
-        ..
+        captured,
+        captured_by_placing,
     } = scratch;
     quiet.clear();
     pending.clear();
     unmapped.clear();
-    classes.placing.clear();
-    classes.sliding.clear();
+    captured.clear();
+    captured_by_placing.clear();
     // A capture leaving the other side below three men wins at once (the
     // other side may have no man on the board: Lasker's start).
     let capture_wins = them.count() + (them_hand as u32) < 4;
@@ -318,7 +314,7 @@ fn holding_moves(
                 them: (them, them_hand),
                 after: (after, us_hand - 1),
             };
-            children.leave(exits, removable, &mut classes.placing, pending, unmapped);
+            children.leave(exits, removable, captured_by_placing, pending, unmapped);
         }
     }
     let symmetric = mirror.us_is_symmetric(them);
@@ -344,7 +340,7 @@ fn holding_moves(
                 them: (them, them_hand),
                 after: (after, us_hand),
             };
-            children.leave(exits, removable, &mut classes.sliding, pending, unmapped);
+            children.leave(exits, removable, captured, pending, unmapped);
         }
     }
     if symmetric {
@@ -410,22 +406,13 @@ pub(super) fn initial_holding_cell(
     pos: &Position,
     shortcuts: &HoldingShortcuts,
     scratch: &mut MovementScratch,
-    classes: &mut HoldingClasses,
 ) -> Result<u16, SolveError> {
     let variant = unit.variant;
     if variant.static_outcome(pos).is_some() {
         return Ok(RESOLVED | DRAW); // see `initial_cell`
     }
     let mirror = &unit.parts[shortcuts.mirror].index;
-    let moves = holding_moves(
-        variant,
-        mirror,
-        &unit.exits,
-        pos,
-        shortcuts,
-        scratch,
-        classes,
-    );
+    let moves = holding_moves(variant, mirror, &unit.exits, pos, shortcuts, scratch);
     cell_of_moves(unit, pos, moves, scratch)
 }
 
@@ -564,7 +551,7 @@ impl Unit<'_> {
             let mirror = self.part_of(s.mirror());
             part.chunks().try_for_each_init(
                 Default::default,
-                |(inside, pending, scratch, classes), chunk| {
+                |(inside, pending, scratch), chunk| {
                     let mut result = Ok(());
                     let mut wake = WakeLevels::starting_at(chunk.start);
                     // Counted per chunk: one shared atomic per position would
@@ -580,7 +567,7 @@ impl Unit<'_> {
                                 initial_movement_cell(self, &pos, shortcuts, scratch)
                             }
                             (None, Some(holding)) => {
-                                initial_holding_cell(self, &pos, holding, scratch, classes)
+                                initial_holding_cell(self, &pos, holding, scratch)
                             }
                             (None, None) => initial_cell(self, &pos, mirror, inside, pending),
                         };
