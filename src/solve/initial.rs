@@ -296,7 +296,7 @@ fn holding_moves(
                 match &placed {
                     Some((entry, index, file, class)) => {
                         let at = index.index_in(class, after);
-                        prefetch(file.bytes().unwrap_or_default(), at);
+                        prefetch(exits.bytes(*entry, file), at);
                         pending.push((*entry, at));
                     }
                     None => {
@@ -394,7 +394,7 @@ impl CaptureChildren {
                 }
             };
             let at = index.index_in(&class, after);
-            prefetch(file.bytes().unwrap_or_default(), at);
+            prefetch(exits.bytes(entry, file), at);
             pending.push((entry, at));
         }
     }
