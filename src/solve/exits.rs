@@ -80,10 +80,13 @@ fn copy_values(file: &SectorFile) -> Result<Option<MmapMut>, FileError> {
 }
 
 impl<'a> Exits<'a> {
+    /// The exits of `unit`, with up to `copy_budget` bytes of their values
+    /// copied into memory ([`copied_exit_budget`]).
     pub(super) fn new(
         variant: &'static Variant,
         unit: &[SectorKey],
         tablebase: &'a Tablebase,
+        copy_budget: u64,
     ) -> Result<Exits<'a>, SolveError> {
         let mut keys: Vec<SectorKey> = unit
             .iter()
@@ -100,7 +103,7 @@ impl<'a> Exits<'a> {
             })
             .collect::<Result<_, ProbeError>>()?;
         let lens: Vec<u64> = sectors.iter().map(|(_, _, f)| f.header.positions).collect();
-        let chosen = exits_to_copy(&lens, copied_exit_budget(variant, unit));
+        let chosen = exits_to_copy(&lens, copy_budget);
         let mut copies = Vec::with_capacity(sectors.len());
         for ((key, _, file), copy) in sectors.iter().zip(chosen) {
             let copied = match copy {
@@ -115,6 +118,12 @@ impl<'a> Exits<'a> {
             sectors,
             copies,
         })
+    }
+
+    /// How many exits are read from copies in memory.
+    #[cfg(test)]
+    pub(super) fn copied(&self) -> usize {
+        self.copies.iter().flatten().count()
     }
 
     /// Where a child's value is: known already (a game end, or answered by

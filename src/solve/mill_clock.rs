@@ -78,7 +78,8 @@ pub(super) fn solve_unit_under_rule(
         variant,
         n,
         parts,
-        exits: Exits::new(variant, unit, tablebase)?,
+        // The move-count rule is built for movement units only: nothing copied.
+        exits: Exits::new(variant, unit, tablebase, 0)?,
     };
     unit.initialise()?;
     on_event(UnitEvent::Initialised {

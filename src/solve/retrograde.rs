@@ -27,7 +27,7 @@ use super::cells::{
     RESOLVED, SolvedSector, WIN_BOUND, has_zero_cell,
 };
 use super::error::SolveError;
-use super::exits::{Exit, Exits, LastClass};
+use super::exits::{Exit, Exits, LastClass, copied_exit_budget};
 use super::wake::{WAKE_RUN, Wake};
 use crate::db::{Tablebase, Value};
 use crate::index::{SectorIndex, SectorKey};
@@ -89,17 +89,29 @@ pub fn solve_unit(
     tablebase: &Tablebase,
     on_event: &(dyn Fn(UnitEvent) + Sync),
 ) -> Result<Vec<SolvedSector>, SolveError> {
-    solve_unit_storing_losses_below(variant, unit, tablebase, on_event, LONG_LOSS)
+    let tuning = Tuning {
+        stored_below: LONG_LOSS,
+        copy_budget: copied_exit_budget(variant, unit),
+    };
+    solve_unit_tuned(variant, unit, tablebase, on_event, tuning)
 }
 
-/// [`solve_unit`], with the longest half-loss a cell stores lowered to test
-/// the positions whose exit losses do not fit.
-fn solve_unit_storing_losses_below(
+/// What [`solve_unit`] chooses for speed and memory, which tests change to
+/// reach the paths it rarely or always takes.
+struct Tuning {
+    /// The longest half-loss a cell stores, see [`Unit::stored_below`].
+    stored_below: u16,
+    /// Bytes of the exits' values copied into memory, see [`Exits::new`].
+    copy_budget: u64,
+}
+
+/// [`solve_unit`] with the choices of `tuning`.
+fn solve_unit_tuned(
     variant: &'static Variant,
     unit: &[SectorKey],
     tablebase: &Tablebase,
     on_event: &(dyn Fn(UnitEvent) + Sync),
-    stored_below: u16,
+    tuning: Tuning,
 ) -> Result<Vec<SolvedSector>, SolveError> {
     let solved = SolvedSector::zeroed_unit(variant, unit)?;
     let parts: Vec<Part> = solved
@@ -115,10 +127,10 @@ fn solve_unit_storing_losses_below(
         .collect();
     let unit = Unit {
         variant,
-        exits: Exits::new(variant, unit, tablebase)?,
+        exits: Exits::new(variant, unit, tablebase, tuning.copy_budget)?,
         parts,
         latest: AtomicU16::new(0),
-        stored_below,
+        stored_below: tuning.stored_below,
     };
     let unresolved = unit.initialise()?;
     on_event(UnitEvent::Initialised {
@@ -438,20 +450,49 @@ mod tests {
         for unit in [vec![key(3, 4), key(4, 3)], vec![key(4, 4)]] {
             let stored = solve_unit(variant, &unit, &tablebase, &|_| {}).unwrap();
             for stored_below in [0, 1] {
-                let found = solve_unit_storing_losses_below(
-                    variant,
-                    &unit,
-                    &tablebase,
-                    &|_| {},
+                let tuning = Tuning {
                     stored_below,
-                )
-                .unwrap();
+                    copy_budget: 0,
+                };
+                let found = solve_unit_tuned(variant, &unit, &tablebase, &|_| {}, tuning).unwrap();
                 for (a, b) in stored.iter().zip(&found) {
                     assert_eq!(a.sector, b.sector);
                     for i in 0..a.len() {
                         assert_eq!(a.value(i), b.value(i), "{} index {i}", a.sector);
                     }
                 }
+            }
+        }
+    }
+
+    /// A Lasker unit with men in hand reads its exits' values from copies in
+    /// memory as it would from the files.
+    #[test]
+    fn exits_copied_into_memory_give_the_values_of_the_files() {
+        let variant = Variant::by_name("lasker").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let unit = vec![SectorKey::new(3, 0, 3, 1), SectorKey::new(3, 1, 3, 0)];
+        let options = SolveOptions::new(
+            dir.path().to_path_buf(),
+            variant,
+            Selection::Sectors(unit.clone()),
+        );
+        solve(&options, &|_| {}).unwrap();
+        let tablebase = Tablebase::open(dir.path(), variant).unwrap();
+        let exits = Exits::new(variant, &unit, &tablebase, u64::MAX).unwrap();
+        assert!(exits.copied() >= 2, "{} exits copied", exits.copied());
+        let solved = |copy_budget| {
+            let tuning = Tuning {
+                stored_below: LONG_LOSS,
+                copy_budget,
+            };
+            solve_unit_tuned(variant, &unit, &tablebase, &|_| {}, tuning).unwrap()
+        };
+        let (from_files, from_copies) = (solved(0), solved(u64::MAX));
+        for (a, b) in from_files.iter().zip(&from_copies) {
+            assert_eq!(a.sector, b.sector);
+            for i in 0..a.len() {
+                assert_eq!(a.value(i), b.value(i), "{} index {i}", a.sector);
             }
         }
     }

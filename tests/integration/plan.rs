@@ -172,6 +172,37 @@ fn units_where_men_in_hand_may_move_are_planned_slower() {
     assert!(!ok(&["plan", "--sectors", "8+1-8+0"]).contains("times as long"));
 }
 
+/// A Lasker unit with men in hand copies its exits' values into memory
+/// (up to twice its positions in bytes), and its job asks for that memory
+/// too; movement units and the standard game's units copy nothing.
+#[test]
+fn units_that_copy_their_exits_ask_for_that_memory() {
+    let extra_memory = |rules: &[&str], sectors: &str| -> HashMap<String, (u64, u64)> {
+        let plan = plan(rules, &["--sectors", sectors]);
+        plan["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| {
+                let positions = u["positions"].as_u64().unwrap();
+                let cells = (positions as f64 * morris::solve::SOLVE_BYTES_PER_POSITION) as u64;
+                let base = cells + morris::solve::SOLVE_BASE_BYTES;
+                let memory = u["memory_bytes"].as_u64().unwrap();
+                let id = u["id"].as_str().unwrap().to_string();
+                (id, (memory - base, positions))
+            })
+            .collect()
+    };
+    let lasker = extra_memory(&["--variant", "lasker"], "4+0-5+1");
+    for id in ["4+0-5+1", "3+0-4+1"] {
+        let (copied, positions) = lasker[id];
+        assert!(copied > 0 && copied <= 2 * positions, "{id}: {lasker:?}");
+    }
+    assert_eq!(lasker["4-5"].0, 0, "{lasker:?}");
+    let standard = extra_memory(&[], "8+1-8+0");
+    assert!(standard.values().all(|&(c, _)| c == 0), "{standard:?}");
+}
+
 /// `solve --unit` solves one unit once what it reads is there, and refuses
 /// at once, naming what is missing, before; a rerun of a finished unit
 /// changes nothing; the files are those of a whole solve, also when a
