@@ -30,9 +30,10 @@ pub const COPIED_EXIT_BYTES_PER_POSITION: u64 = 2;
 /// How many bytes of its exits' values a unit's solve copies into memory in
 /// huge pages. Only where a side holding men may also slide (Lasker):
 /// there every position reads a dozen children scattered over the exits'
-/// files, and each read of a file map walks the page tables; from huge
-/// pages those units solve 12% faster. Elsewhere the reads are few or
-/// local, and nothing is copied.
+/// files, and a read of a file map stalls (a page walk, we infer: this
+/// machine counts no misses); from huge pages those units take 13% less
+/// time (docs/PERFORMANCE.md). Elsewhere the reads are few or local, and
+/// nothing is copied.
 pub fn copied_exit_budget(variant: &Variant, unit: &[SectorKey]) -> u64 {
     if !variant.move_while_holding || unit.iter().all(|s| s.is_movement()) {
         return 0;
@@ -44,9 +45,35 @@ pub fn copied_exit_budget(variant: &Variant, unit: &[SectorKey]) -> u64 {
     positions * COPIED_EXIT_BYTES_PER_POSITION
 }
 
+/// The bytes of exits' values a solve of `unit` copies into memory when
+/// every exit is there (what its job's memory must allow for).
+pub fn copied_exit_bytes(variant: &Variant, unit: &[SectorKey]) -> u64 {
+    let lens: Vec<u64> = exit_sectors(variant, unit)
+        .iter()
+        .map(|s| SectorIndex::count_of(variant.board, *s))
+        .collect();
+    exits_to_copy(&lens, copied_exit_budget(variant, unit))
+        .into_iter()
+        .zip(&lens)
+        .filter_map(|(copied, &len)| copied.then_some(len))
+        .sum()
+}
+
+/// The sectors outside `unit` that its moves lead to, in order.
+fn exit_sectors(variant: &Variant, unit: &[SectorKey]) -> Vec<SectorKey> {
+    let mut keys: Vec<SectorKey> = unit
+        .iter()
+        .flat_map(|s| s.successors(variant))
+        .filter(|s| !unit.contains(s))
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
 /// Which exits, of `lens` values each in the order given, are copied within
 /// `budget` bytes: each one that still fits.
-pub fn exits_to_copy(lens: &[u64], budget: u64) -> Vec<bool> {
+fn exits_to_copy(lens: &[u64], budget: u64) -> Vec<bool> {
     let mut left = budget;
     lens.iter()
         .map(|&len| {
@@ -88,15 +115,9 @@ impl<'a> Exits<'a> {
         tablebase: &'a Tablebase,
         copy_budget: u64,
     ) -> Result<Exits<'a>, SolveError> {
-        let mut keys: Vec<SectorKey> = unit
-            .iter()
-            .flat_map(|s| s.successors(variant))
-            .filter(|s| !unit.contains(s) && tablebase.has_sector(*s))
-            .collect();
-        keys.sort_unstable();
-        keys.dedup();
-        let sectors: Vec<_> = keys
+        let sectors: Vec<_> = exit_sectors(variant, unit)
             .into_iter()
+            .filter(|s| tablebase.has_sector(*s))
             .map(|s| {
                 let index = SectorIndex::of_sector(variant.board, s);
                 Ok((s, index, tablebase.sector(s)?))
@@ -146,9 +167,9 @@ impl<'a> Exits<'a> {
                 Err(source) => Err(self.unavailable(key, source)),
             };
         };
-        let (_, index, file) = &self.sectors[entry];
+        let index = &self.sectors[entry].1;
         let at = last.index(entry, index, child.us(), child.them());
-        prefetch(self.bytes(entry, file), at);
+        prefetch(self.bytes(entry), at);
         Ok(Exit::At(entry, at))
     }
 
@@ -165,13 +186,13 @@ impl<'a> Exits<'a> {
         }
     }
 
-    /// The value bytes of exit `entry` (whose file is `file`), for
-    /// prefetches: its copy in memory if it has one.
+    /// The value bytes of exit `entry`, for prefetches: its copy in memory
+    /// if it has one.
     #[inline]
-    pub(super) fn bytes<'s>(&'s self, entry: usize, file: &'s SectorFile) -> &'s [u8] {
+    pub(super) fn bytes(&self, entry: usize) -> &[u8] {
         match &self.copies.get(entry) {
             Some(Some(copy)) => copy,
-            _ => file.bytes().unwrap_or_default(),
+            _ => self.sectors[entry].2.bytes().unwrap_or_default(),
         }
     }
 

@@ -286,17 +286,17 @@ fn holding_moves(
     let mut inside = 0u16;
     if us_hand > 0 {
         let placed = shortcuts.placed.map(|entry| {
-            let (_, index, file) = &exits.sectors[entry];
-            (entry, index, file, index.us_class(them))
+            let index = &exits.sectors[entry].1;
+            (entry, index, exits.bytes(entry), index.us_class(them))
         });
         for to in empty {
             any_move = true;
             let after = us.with(to);
             if removable.is_empty() || !board.closes_mill(after, to) {
                 match &placed {
-                    Some((entry, index, file, class)) => {
+                    Some((entry, index, bytes, class)) => {
                         let at = index.index_in(class, after);
-                        prefetch(exits.bytes(*entry, file), at);
+                        prefetch(bytes, at);
                         pending.push((*entry, at));
                     }
                     None => {
@@ -384,7 +384,7 @@ impl CaptureChildren {
                 unmapped.push(Position::from_sides(rest, them_hand, after, hand_after));
                 continue;
             };
-            let (_, index, file) = &exits.sectors[entry];
+            let index = &exits.sectors[entry].1;
             let class = match found.iter().find(|(men, _)| *men == rest) {
                 Some(&(_, class)) => class,
                 None => {
@@ -394,7 +394,7 @@ impl CaptureChildren {
                 }
             };
             let at = index.index_in(&class, after);
-            prefetch(exits.bytes(entry, file), at);
+            prefetch(exits.bytes(entry), at);
             pending.push((entry, at));
         }
     }

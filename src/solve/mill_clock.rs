@@ -78,7 +78,9 @@ pub(super) fn solve_unit_under_rule(
         variant,
         n,
         parts,
-        // The move-count rule is built for movement units only: nothing copied.
+        // Its units read their exits' clocks from the files: nothing copied
+        // (nor would `copied_exit_budget` allow it: the rule is not built for
+        // Lasker).
         exits: Exits::new(variant, unit, tablebase, 0)?,
     };
     unit.initialise()?;

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::disk::{DiskTimeline, PACKED_FRACTION};
 use super::error::SolveError;
-use super::exits::{copied_exit_budget, exits_to_copy};
+use super::exits::copied_exit_bytes;
 use super::run::Selection;
 use crate::db::{SOLVE_RATE_TWO_CORES, raw_file_len};
 use crate::index::{SectorGraph, SectorIndex, SectorKey};
@@ -190,20 +190,6 @@ pub fn plan(
             .map(size)
             .max()
             .unwrap_or(0);
-        // The exits' values a holding unit copies into memory (`exits.rs`).
-        let mut exits: Vec<SectorKey> = unit
-            .iter()
-            .flat_map(|s| graph.successors(*s).iter().copied())
-            .filter(|s| !unit.contains(s))
-            .collect();
-        exits.sort_unstable();
-        exits.dedup();
-        let exit_lens: Vec<u64> = exits.iter().map(size).collect();
-        let copied: u64 = exits_to_copy(&exit_lens, copied_exit_budget(variant, unit))
-            .into_iter()
-            .zip(&exit_lens)
-            .filter_map(|(copy, &len)| copy.then_some(len))
-            .sum();
         let stage = reads
             .iter()
             .map(|&u| planned[u].stage + 1)
@@ -218,7 +204,7 @@ pub fn plan(
             stage,
             positions,
             memory_bytes: (positions as f64 * SOLVE_BYTES_PER_POSITION) as u64
-                + copied
+                + copied_exit_bytes(variant, unit)
                 + SOLVE_BASE_BYTES,
             pack_memory_bytes: (largest_packed as f64 * PACK_BYTES_PER_POSITION) as u64
                 + PACK_BASE_BYTES
