@@ -81,6 +81,17 @@ struct Reporter {
     /// When the first unit began: the rate left out the check of the files
     /// solved before.
     solving_since: OnceLock<Instant>,
+    /// Where the unit being solved spends its time, said when it is done.
+    phases: Mutex<UnitPhases>,
+}
+
+/// The two phases of a unit with moves inside it: its children counted and
+/// the moves leaving it valued, then the levels.
+#[derive(Default)]
+struct UnitPhases {
+    started: Option<Instant>,
+    counted: Option<std::time::Duration>,
+    levels: u32,
 }
 
 impl Reporter {
@@ -105,6 +116,7 @@ impl Reporter {
             total,
             unit: Mutex::new(None),
             solving_since: OnceLock::new(),
+            phases: Mutex::default(),
         }
     }
 
@@ -150,6 +162,10 @@ impl Reporter {
             }
             SolveEvent::UnitStarted { sectors, positions } => {
                 self.solving_since.get_or_init(Instant::now);
+                *self.phases.lock().unwrap() = UnitPhases {
+                    started: Some(Instant::now()),
+                    ..UnitPhases::default()
+                };
                 if self.terminal && !self.quiet {
                     let sectors = names(sectors);
                     self.spin(format!("{sectors}: {positions} positions, counting children"));
@@ -158,8 +174,12 @@ impl Reporter {
                     self.line(format!("solving {}: {positions} positions", names(sectors)));
                 }
             }
-            SolveEvent::Unit(UnitEvent::Initialised { .. }) => {}
+            SolveEvent::Unit(UnitEvent::Initialised { .. }) => {
+                let mut phases = self.phases.lock().unwrap();
+                phases.counted = phases.started.map(|t| t.elapsed());
+            }
             SolveEvent::Unit(UnitEvent::Level { plies, resolved }) => {
+                self.phases.lock().unwrap().levels += 1;
                 if let Some(bar) = &*self.unit.lock().unwrap() {
                     bar.set_message(format!("level {plies}: {resolved} positions resolved"));
                 }
@@ -231,8 +251,17 @@ impl Reporter {
                 m as f64 / positions.max(1) as f64
             )
         });
+        let phases = std::mem::take(&mut *self.phases.lock().unwrap());
+        // A placement unit is valued in one pass: no levels to tell apart.
+        let phases = match phases.counted {
+            Some(counted) if phases.levels > 0 => format!(
+                "; children counted in {counted:.2?}, then {} levels",
+                phases.levels
+            ),
+            _ => String::new(),
+        };
         let msg = format!(
-            "solved {}: {positions} positions in {elapsed:.2?} ({rate:.0} positions/s{memory})",
+            "solved {}: {positions} positions in {elapsed:.2?} ({rate:.0} positions/s{memory}{phases})",
             names(sectors),
         );
         if self.terminal {

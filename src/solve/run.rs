@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -252,7 +253,13 @@ pub fn solve(
             positions,
         });
         let unit_start = Instant::now();
+        // Taken once the children are counted too: the exits' values copied
+        // into memory (Lasker) are freed before the unit returns.
+        let counted_memory = AtomicU64::new(0);
         let solved = solve_one_unit(variant, unit, &tablebase, &|e| {
+            if let UnitEvent::Initialised { .. } = e {
+                counted_memory.store(anonymous_memory().unwrap_or(0), Ordering::Relaxed);
+            }
             on_event(SolveEvent::Unit(e))
         })?;
         write_unit(&tablebase, variant, &solved, on_event)?;
@@ -262,7 +269,7 @@ pub fn solve(
         if let Some(along) = along.as_mut() {
             along.note_disk()?;
         }
-        let memory = anonymous_memory();
+        let memory = anonymous_memory().map(|m| m.max(counted_memory.into_inner()));
         if let Some(m) = memory
             && summary.peak_memory.is_none_or(|(peak, _)| m > peak)
         {

@@ -328,3 +328,43 @@ fn bench_solves_both_phases_and_prints_rates() {
     assert!(out.contains("placement: 1 sector with"), "{out}");
     assert!(out.contains("positions/s"), "{out}");
 }
+
+/// A log (stderr not a terminal) tells where a unit with moves inside it
+/// spent its time; a placement unit, valued in one pass, says nothing of it.
+#[test]
+fn a_solve_log_gives_each_units_phases() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().to_str().unwrap();
+    let args = [
+        "--variant",
+        "lasker",
+        "solve",
+        "--sectors",
+        "3+0-3+1",
+        "--db",
+        db,
+    ];
+    let out = morris().args(args).output().unwrap();
+    assert!(out.status.success());
+    let log = String::from_utf8(out.stderr).unwrap();
+    let unit = log
+        .lines()
+        .find(|l| l.starts_with("solved 3+0-3+1 + 3+1-3+0: "))
+        .unwrap_or_else(|| panic!("{log}"));
+    let counted = unit.split("; children counted in ").nth(1).unwrap();
+    let levels: u32 = counted
+        .split(", then ")
+        .nth(1)
+        .and_then(|rest| rest.split(" levels").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{unit}"));
+    assert!(levels > 1, "{unit}");
+    let standard = tempfile::tempdir().unwrap();
+    let db = standard.path().to_str().unwrap();
+    let args = ["solve", "--sectors", "3+1-3+0", "--db", db];
+    let out = morris().args(args).output().unwrap();
+    let log = String::from_utf8(out.stderr).unwrap();
+    let placement = log.lines().find(|l| l.starts_with("solved 3+1-3+0: "));
+    let placement = placement.unwrap_or_else(|| panic!("{log}"));
+    assert!(!placement.contains("levels"), "{placement}");
+}
