@@ -164,7 +164,8 @@ fn a_deleted_packed_file_under_the_move_count_rule_is_refused() {
 }
 
 /// `scripts/run-summary.sh` reads a run's figures from its log over its
-/// resumes: each unit once, every position, the starts, the peak disk.
+/// resumes: each unit once, every position, the starts, the peak disk, the
+/// phases of the units.
 #[test]
 fn a_run_log_over_its_resumes_is_summed_up() {
     let dir = tempfile::tempdir().unwrap();
@@ -194,6 +195,11 @@ fn a_run_log_over_its_resumes_is_summed_up() {
             && text.contains("largest units:\n  5-6 + 6-5: 253032 positions"),
         "{text}"
     );
+    // And where the time of units with moves inside them went.
+    let largest = text.lines().find(|l| l.starts_with("  5-6 + 6-5: ")).unwrap();
+    assert!(largest.contains(", children counted in "), "{text}");
+    assert!(largest.ends_with(" levels)"), "{text}");
+    assert!(text.contains("% counting children, the rest in levels"), "{text}");
 }
 
 /// A unit whose files a killed run wrote only in part (one sector's file,
