@@ -578,6 +578,22 @@ impl SectorIndex {
                 .all(|image| image.0 >= them.0)
     }
 
+    /// The other side's men as the index stores the position with the men
+    /// of `class` and `them`: two positions sharing `class` are the same
+    /// position when their stored men are the same, found without the rank
+    /// [`SectorIndex::index_in`] looks up for a symmetric class.
+    #[inline]
+    pub(crate) fn stored_them(&self, class: &UsClass, them: Bitboard) -> Bitboard {
+        let them = self.classes.symmetries[class.symmetry as usize].apply(them);
+        if class.stabilizer == 1 {
+            return them;
+        }
+        // The least image in colex order is the least bit pattern.
+        stabilizer_images(self.classes, class.stabilizer, them)
+            .min_by_key(|image| image.0)
+            .expect("the identity fixes everything")
+    }
+
     /// The index of the position with the men of `class` and `them`.
     #[inline]
     pub(crate) fn index_in(&self, class: &UsClass, them: Bitboard) -> u64 {
@@ -587,7 +603,7 @@ impl SectorIndex {
         if class.stabilizer == 1 {
             return class.offset + colex_rank(them, class.free);
         }
-        // The least image in colex order is the least bit pattern.
+        // `stored_them` written out: this is the index's hottest call.
         let least = stabilizer_images(self.classes, class.stabilizer, them)
             .min_by_key(|image| image.0)
             .expect("the identity fixes everything");

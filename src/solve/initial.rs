@@ -48,8 +48,10 @@ impl MovementShortcuts {
 /// Scratch space of [`movement_moves`] and [`holding_moves`], kept per thread.
 #[derive(Default)]
 pub(super) struct MovementScratch {
-    /// Indices of the children of quiet slides, when a symmetry may merge them.
-    quiet: Vec<u64>,
+    /// The children of quiet slides, when a symmetry may merge them: their
+    /// other side's men as their index stores them (all share the side to
+    /// move's), which tell them apart without their indices.
+    quiet: Vec<u32>,
     /// The children outside the unit (of captures, and of quiet placements)
     /// in a mapped sector: exit entry and index, their bytes prefetched.
     pub(super) pending: Vec<(usize, u64)>,
@@ -89,7 +91,8 @@ pub(super) fn movement_moves(
 ) -> MovementMoves {
     let board = variant.board;
     let (us, them) = (pos.us(), pos.them());
-    let symmetric = mirror.us_is_symmetric(them);
+    // The children's side to move has the men `them`: its class looked up once.
+    let symmetric = mirror.us_is_symmetric(them).then(|| mirror.us_class(them));
     let removable = variant.removable(them);
     let empty = board.all() & !(us | them);
     let flying = variant.flies(us.count(), 0);
@@ -116,8 +119,8 @@ pub(super) fn movement_moves(
             moves.any_move = true;
             let after = us.without(from).with(to);
             if removable.is_empty() || !board.closes_mill(after, to) {
-                if symmetric {
-                    quiet.push(mirror.index(them, after));
+                if let Some(class) = &symmetric {
+                    quiet.push(mirror.stored_them(class, after).0);
                 } else {
                     moves.inside += 1;
                 }
@@ -135,7 +138,7 @@ pub(super) fn movement_moves(
             children.leave(exits, removable, captured, pending, unmapped);
         }
     }
-    if symmetric {
+    if symmetric.is_some() {
         quiet.sort_unstable();
         quiet.dedup();
         moves.inside = quiet.len() as u16;
@@ -317,15 +320,16 @@ fn holding_moves(
             children.leave(exits, removable, captured_by_placing, pending, unmapped);
         }
     }
-    let symmetric = mirror.us_is_symmetric(them);
+    // The children's side to move has the men `them`: its class looked up once.
+    let symmetric = mirror.us_is_symmetric(them).then(|| mirror.us_class(them));
     let flying = variant.flies(us.count(), us_hand);
     for from in us {
         for to in board.moves_from(from, empty, flying) {
             any_move = true;
             let after = us.without(from).with(to);
             if removable.is_empty() || !board.closes_mill(after, to) {
-                if symmetric {
-                    quiet.push(mirror.index(them, after));
+                if let Some(class) = &symmetric {
+                    quiet.push(mirror.stored_them(class, after).0);
                 } else {
                     inside += 1;
                 }
@@ -343,7 +347,7 @@ fn holding_moves(
             children.leave(exits, removable, captured, pending, unmapped);
         }
     }
-    if symmetric {
+    if symmetric.is_some() {
         quiet.sort_unstable();
         quiet.dedup();
         inside = quiet.len() as u16;

@@ -196,10 +196,16 @@ fn a_run_log_over_its_resumes_is_summed_up() {
         "{text}"
     );
     // And where the time of units with moves inside them went.
-    let largest = text.lines().find(|l| l.starts_with("  5-6 + 6-5: ")).unwrap();
+    let largest = text
+        .lines()
+        .find(|l| l.starts_with("  5-6 + 6-5: "))
+        .unwrap();
     assert!(largest.contains(", children counted in "), "{text}");
     assert!(largest.ends_with(" levels)"), "{text}");
-    assert!(text.contains("% counting children, the rest in levels"), "{text}");
+    assert!(
+        text.contains("% counting children, the rest in levels"),
+        "{text}"
+    );
 }
 
 /// A unit whose files a killed run wrote only in part (one sector's file,
