@@ -46,7 +46,7 @@ function gb(text,   n) {
   # Since 2026-12-07: the time of the first phase (children counted, the moves
   # leaving the unit valued) and the levels after it.
   if (match(line, /children counted in [^,]+, then [0-9]+ levels/)) {
-    split(substr(line, RSTART, RLENGTH), p, " ")
+    split(substr(line, RSTART, RLENGTH), p, /[ ,]+/)
     counted[name] = seconds(p[4]); levels[name] = p[6]
     phased_time += t; counted_time += counted[name]
   }
@@ -72,7 +72,7 @@ END {
   if (phased_time > 0)
     printf "of the units whose log tells their phases (%.0f s): %.0f%% counting children, the rest in levels\n", \
       phased_time, 100 * counted_time / phased_time
-  if (peak_mib) printf "peak memory after a unit: %d MiB (%s)\n", peak_mib, peak_unit
+  if (peak_mib) printf "peak memory of a unit: %d MiB (%s)\n", peak_mib, peak_unit
   if (peak_disk) printf "peak disk the log tells: %.3f GB (packing along, after a unit)\n", peak_disk
   else print "peak disk: not in this log (its lines predate the figure)"
   printf "largest units:\n"

@@ -82,7 +82,7 @@ pub fn bench(
     if let Some((memory, positions)) = summary.peak_memory {
         writeln!(
             out,
-            "anonymous memory at the end of the heaviest unit (mapped files left out): {:.1} MiB, {:.2} bytes per position of that unit ({positions})",
+            "anonymous memory of the heaviest unit (mapped files left out; the larger of the figures when its children were counted and after it): {:.1} MiB, {:.2} bytes per position of that unit ({positions})",
             memory as f64 / 1048576.0,
             memory as f64 / positions.max(1) as f64
         )?;

@@ -252,7 +252,8 @@ impl Reporter {
             )
         });
         let phases = std::mem::take(&mut *self.phases.lock().unwrap());
-        // A placement unit is valued in one pass: no levels to tell apart.
+        // No levels (a placement unit, valued in one pass, or one that
+        // counting its children left nothing to resolve): nothing to tell apart.
         let phases = match phases.counted {
             Some(counted) if phases.levels > 0 => format!(
                 "; children counted in {counted:.2?}, then {} levels",

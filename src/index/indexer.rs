@@ -584,6 +584,8 @@ impl SectorIndex {
     /// [`SectorIndex::index_in`] looks up for a symmetric class.
     #[inline]
     pub(crate) fn stored_them(&self, class: &UsClass, them: Bitboard) -> Bitboard {
+        debug_assert_eq!(them.count() as usize, self.them);
+        debug_assert!((class.us & them).is_empty());
         let them = self.classes.symmetries[class.symmetry as usize].apply(them);
         if class.stabilizer == 1 {
             return them;
@@ -597,17 +599,11 @@ impl SectorIndex {
     /// The index of the position with the men of `class` and `them`.
     #[inline]
     pub(crate) fn index_in(&self, class: &UsClass, them: Bitboard) -> u64 {
-        debug_assert_eq!(them.count() as usize, self.them);
-        debug_assert!((class.us & them).is_empty());
-        let them = self.classes.symmetries[class.symmetry as usize].apply(them);
+        let them = self.stored_them(class, them);
         if class.stabilizer == 1 {
             return class.offset + colex_rank(them, class.free);
         }
-        // `stored_them` written out: this is the index's hottest call.
-        let least = stabilizer_images(self.classes, class.stabilizer, them)
-            .min_by_key(|image| image.0)
-            .expect("the identity fixes everything");
-        let rank = colex_rank(least, class.free);
+        let rank = colex_rank(them, class.free);
         let table = self.symmetric[class.class as usize]
             .as_ref()
             .expect("symmetric class");

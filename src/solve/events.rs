@@ -26,8 +26,10 @@ pub enum SolveEvent<'a> {
         sectors: &'a [SectorKey],
         positions: u64,
         elapsed: Duration,
-        /// The process's anonymous memory with the unit's values still held
-        /// (mapped files excluded), where the system reports it.
+        /// The process's anonymous memory (mapped files excluded), where the
+        /// system reports it: the larger of the figures when the unit's
+        /// children were counted (copied exits held) and after its levels
+        /// (its values held).
         memory: Option<u64>,
         /// Under `pack`: the most bytes the folders held so far in this
         /// run, measured once each unit's files were written, before its
@@ -97,8 +99,8 @@ pub struct SolveSummary {
     pub sectors: Vec<(SectorKey, u64, Duration)>,
     /// Per solved unit: its sectors, positions and seconds.
     pub units: Vec<(Vec<SectorKey>, u64, Duration)>,
-    /// The most anonymous memory (not mapped files) seen at the end of a
-    /// unit, with its values held, and that unit's positions.
+    /// The most anonymous memory (not mapped files) a unit held, as
+    /// [`SolveEvent::UnitDone`] gives it, and that unit's positions.
     pub peak_memory: Option<(u64, u64)>,
     /// Under `pack`: the most bytes the raw and packed folders held together
     /// after a unit.
