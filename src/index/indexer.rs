@@ -599,11 +599,10 @@ impl SectorIndex {
     /// The index of the position with the men of `class` and `them`.
     #[inline]
     pub(crate) fn index_in(&self, class: &UsClass, them: Bitboard) -> u64 {
-        let them = self.stored_them(class, them);
+        let rank = colex_rank(self.stored_them(class, them), class.free);
         if class.stabilizer == 1 {
-            return class.offset + colex_rank(them, class.free);
+            return class.offset + rank;
         }
-        let rank = colex_rank(them, class.free);
         let table = self.symmetric[class.class as usize]
             .as_ref()
             .expect("symmetric class");
